@@ -1,0 +1,273 @@
+"""Strategies for the built-in kinds the fake cluster serves: Pod, Job, Service, Node, Event.
+
+Each reproduces the observable part of its upstream registry strategy and scheme defaults:
+``pkg/registry/core/pod/strategy.go``, ``pkg/apis/core/v1/defaults.go``,
+``pkg/registry/batch/job/strategy.go``, ``pkg/apis/batch/v1/defaults.go`` and
+``pkg/apis/batch/validation/validation.go``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from fakecluster.apiserver.errors import FieldError
+from fakecluster.apiserver.resources import ResourceType, Strategy
+from fakecluster.apiserver.server import ApiServer
+from fakecluster.objects import Obj
+
+MAX_INT32 = 2**31 - 1
+JOB_TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
+JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
+LEGACY_JOB_NAME_LABEL = "job-name"
+CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"
+LEGACY_CONTROLLER_UID_LABEL = "controller-uid"
+
+
+def default_pod_spec(spec: Obj) -> None:
+    """SetDefaults_PodSpec / SetDefaults_Container: the defaults a JobSet author never writes."""
+    spec.setdefault("restartPolicy", "Always")
+    spec.setdefault("terminationGracePeriodSeconds", 30)
+    spec.setdefault("dnsPolicy", "ClusterFirst")
+    spec.setdefault("schedulerName", "default-scheduler")
+    spec.setdefault("securityContext", {})
+    for group in ("initContainers", "containers"):
+        for container in spec.get(group) or ():
+            container.setdefault("terminationMessagePath", "/dev/termination-log")
+            container.setdefault("terminationMessagePolicy", "File")
+            if "imagePullPolicy" not in container:
+                image = container.get("image") or ""
+                tag = image.rsplit("/", 1)[-1]
+                latest = ":" not in tag or tag.endswith(":latest")
+                container["imagePullPolicy"] = "Always" if latest and "@" not in image else "IfNotPresent"
+
+
+def _qos_class(spec: Obj) -> str:
+    """v1qos.GetPodQOS, reduced to cpu/memory requests and limits of regular containers."""
+    requests_seen = limits_seen = False
+    guaranteed = True
+    for container in spec.get("containers") or ():
+        resources = container.get("resources") or {}
+        requests = resources.get("requests") or {}
+        limits = resources.get("limits") or {}
+        for res in ("cpu", "memory"):
+            if res in requests:
+                requests_seen = True
+            if res in limits:
+                limits_seen = True
+            if res not in limits or (res in requests and str(requests[res]) != str(limits[res])):
+                guaranteed = False
+    if not requests_seen and not limits_seen:
+        return "BestEffort"
+    return "Guaranteed" if guaranteed else "Burstable"
+
+
+class PodStrategy(Strategy):
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        spec = obj.setdefault("spec", {})
+        default_pod_spec(spec)
+        spec.setdefault("priority", 0)
+        obj["status"] = {"phase": "Pending", "qosClass": _qos_class(spec)}
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        spec = obj.get("spec") or {}
+        errs = []
+        if not spec.get("containers"):
+            errs.append(FieldError.required("spec.containers"))
+        names: set[str] = set()
+        for group in ("initContainers", "containers"):
+            for i, container in enumerate(spec.get(group) or ()):
+                name = container.get("name")
+                if name in names:
+                    errs.append(FieldError("Duplicate", f"spec.{group}[{i}].name", value=name))
+                names.add(name)
+        return errs
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        """Pod spec is immutable except image, activeDeadlineSeconds, tolerations (additions)."""
+        mutable = ("containers", "initContainers", "activeDeadlineSeconds", "tolerations", "schedulingGates")
+        new_spec = {k: v for k, v in (new.get("spec") or {}).items() if k not in mutable}
+        old_spec = {k: v for k, v in (old.get("spec") or {}).items() if k not in mutable}
+        if new_spec != old_spec:
+            return [FieldError.forbidden("spec", "pod updates may not change fields other than `spec.containers[*].image`,"
+                                         "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,"
+                                         "`spec.tolerations` (only additions to existing tolerations),"
+                                         "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was "
+                                         "previously negative)")]
+        return []
+
+    def graceful_delete_seconds(self, obj: Obj, requested: int | None) -> int:
+        """CheckGracefulDelete: unscheduled or terminal pods go at once; else the pod's grace period."""
+        spec = obj.get("spec") or {}
+        phase = (obj.get("status") or {}).get("phase")
+        if not spec.get("nodeName") or phase in ("Succeeded", "Failed"):
+            return 0
+        if requested is not None:
+            return max(requested, 0)
+        grace = spec.get("terminationGracePeriodSeconds")
+        return 30 if grace is None else max(int(grace), 0)
+
+
+def _job_defaults(spec: Obj) -> None:
+    """SetDefaults_Job (pkg/apis/batch/v1/defaults.go)."""
+    if spec.get("completions") is None and spec.get("parallelism") is None:
+        spec["completions"] = 1
+        spec["parallelism"] = 1
+    if spec.get("parallelism") is None:
+        spec["parallelism"] = 1
+    if spec.get("backoffLimit") is None:
+        spec["backoffLimit"] = MAX_INT32 if spec.get("backoffLimitPerIndex") is not None else 6
+    spec.setdefault("completionMode", "NonIndexed")
+    spec.setdefault("suspend", False)
+    if spec.get("podReplacementPolicy") is None:
+        spec["podReplacementPolicy"] = "Failed" if spec.get("podFailurePolicy") is not None else "TerminatingOrFailed"
+    spec.setdefault("manualSelector", False)
+    for rule in (spec.get("podFailurePolicy") or {}).get("rules") or ():
+        for pattern in rule.get("onPodConditions") or ():
+            pattern.setdefault("status", "True")
+    template = spec.setdefault("template", {})
+    default_pod_spec(template.setdefault("spec", {}))
+
+
+_TEMPLATE_MUTABLE_WHEN_SUSPENDED = ("nodeSelector", "tolerations", "schedulingGates")
+
+
+class JobStrategy(Strategy):
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        meta = obj["metadata"]
+        spec = obj.setdefault("spec", {})
+        template = spec.setdefault("template", {})
+        template_meta = template.setdefault("metadata", {})
+        if not meta.get("labels") and template_meta.get("labels"):
+            meta["labels"] = dict(template_meta["labels"])
+        _job_defaults(spec)
+        if not spec.get("manualSelector"):
+            uid = meta["uid"]
+            labels = template_meta.setdefault("labels", {})
+            for key, value in ((CONTROLLER_UID_LABEL, uid), (LEGACY_CONTROLLER_UID_LABEL, uid),
+                               (JOB_NAME_LABEL, meta["name"]), (LEGACY_JOB_NAME_LABEL, meta["name"])):
+                labels.setdefault(key, value)
+            spec["selector"] = {"matchLabels": {CONTROLLER_UID_LABEL: uid}}
+        obj["status"] = {}
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        spec = obj.get("spec") or {}
+        errs: list[FieldError] = []
+        for field_name in ("parallelism", "completions", "backoffLimit", "activeDeadlineSeconds",
+                           "ttlSecondsAfterFinished"):
+            value = spec.get(field_name)
+            if isinstance(value, int) and value < 0:
+                errs.append(FieldError.invalid(f"spec.{field_name}", value, "must be greater than or equal to 0"))
+        restart = (spec.get("template") or {}).get("spec", {}).get("restartPolicy")
+        if restart not in ("OnFailure", "Never"):
+            errs.append(FieldError.not_supported("spec.template.spec.restartPolicy", restart, ("OnFailure", "Never")))
+        if spec.get("podFailurePolicy") is not None and restart != "Never":
+            errs.append(FieldError.invalid("spec.podFailurePolicy", None,
+                                           "only allowed when `spec.template.spec.restartPolicy` is 'Never'"))
+        if spec.get("completionMode") == "Indexed" and spec.get("completions") is None:
+            errs.append(FieldError.required("spec.completions", "when completion mode is Indexed"))
+        if spec.get("completionMode") not in ("Indexed", "NonIndexed"):
+            errs.append(FieldError.not_supported("spec.completionMode", spec.get("completionMode"), ("NonIndexed", "Indexed")))
+        if spec.get("backoffLimitPerIndex") is not None and spec.get("completionMode") != "Indexed":
+            errs.append(FieldError.forbidden("spec.backoffLimitPerIndex", "requires indexed completion mode"))
+        selector = (spec.get("selector") or {}).get("matchLabels") or {}
+        template_labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
+        if any(template_labels.get(k) != v for k, v in selector.items()):
+            errs.append(FieldError.invalid("spec.template.metadata.labels", template_labels,
+                                           "`selector` does not match template `labels`"))
+        return errs
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        """ValidateJobSpecUpdate: immutable fields, elastic Indexed completions, and the pod template that
+        may change only while suspended and never started (AllowMutableSchedulingDirectives)."""
+        ns, os_ = new.get("spec") or {}, old.get("spec") or {}
+        errs = []
+        for field_name in ("selector", "completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy",
+                           "successPolicy"):
+            if ns.get(field_name) != os_.get(field_name):
+                errs.append(FieldError.immutable(f"spec.{field_name}", ns.get(field_name)))
+        if ns.get("completions") != os_.get("completions"):
+            if os_.get("completionMode") != "Indexed":
+                errs.append(FieldError.immutable("spec.completions", ns.get("completions")))
+            elif ns.get("completions") != ns.get("parallelism"):
+                errs.append(FieldError.invalid("spec.completions", ns.get("completions"),
+                                               "can only be modified in tandem with spec.parallelism"))
+        new_tpl, old_tpl = ns.get("template") or {}, os_.get("template") or {}
+        if new_tpl != old_tpl:
+            allowed = os_.get("suspend") and not (old.get("status") or {}).get("startTime")
+            if not allowed or not _only_scheduling_directives_changed(new_tpl, old_tpl):
+                errs.append(FieldError.immutable("spec.template", _template_repr(new_tpl)))
+        return errs
+
+    def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        status = new.get("status") or {}
+        old_status = old.get("status") or {}
+        spec = new.get("spec") or {}
+        if old_status.get("startTime") and not status.get("startTime") and not spec.get("suspend"):
+            return [FieldError.required("status.startTime", "startTime cannot be removed for unsuspended job")]
+        return []
+
+
+def _only_scheduling_directives_changed(new_tpl: Obj, old_tpl: Obj) -> bool:
+    new_spec = dict(new_tpl.get("spec") or {})
+    old_spec = dict(old_tpl.get("spec") or {})
+    for key in _TEMPLATE_MUTABLE_WHEN_SUSPENDED:
+        new_spec.pop(key, None)
+        old_spec.pop(key, None)
+    new_aff = dict(new_spec.pop("affinity", None) or {})
+    old_aff = dict(old_spec.pop("affinity", None) or {})
+    new_aff.pop("nodeAffinity", None)
+    old_aff.pop("nodeAffinity", None)
+    if new_aff != old_aff or new_spec != old_spec:
+        return False
+    new_meta = {k: v for k, v in (new_tpl.get("metadata") or {}).items() if k not in ("labels", "annotations")}
+    old_meta = {k: v for k, v in (old_tpl.get("metadata") or {}).items() if k not in ("labels", "annotations")}
+    return new_meta == old_meta
+
+
+def _template_repr(template: Obj) -> Any:
+    return {"metadata": template.get("metadata") or {}, "spec": "…"}
+
+
+class ServiceStrategy(Strategy):
+    """Services: type defaults to ClusterIP; a deterministic cluster IP unless headless (``None``)."""
+
+    def __init__(self) -> None:
+        self._next_ip = 10
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        spec = obj.setdefault("spec", {})
+        spec.setdefault("type", "ClusterIP")
+        spec.setdefault("sessionAffinity", "None")
+        if not spec.get("clusterIP"):
+            self._next_ip += 1
+            spec["clusterIP"] = f"10.96.{self._next_ip // 256}.{self._next_ip % 256}"
+        spec["clusterIPs"] = [spec["clusterIP"]]
+        obj["status"] = {"loadBalancer": {}}
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        if (new.get("spec") or {}).get("clusterIP") != (old.get("spec") or {}).get("clusterIP"):
+            return [FieldError.immutable("spec.clusterIP", (new.get("spec") or {}).get("clusterIP"))]
+        return []
+
+
+def _model(module: str, name: str) -> Any:
+    """Schema models come from :mod:`fakecluster.api`; looked up lazily to keep import order simple."""
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        return None
+
+
+def register_builtin(server: ApiServer) -> None:
+    server.register(ResourceType("Pod", "v1", "pods", model=_model("fakecluster.api.core", "Pod"),
+                                 strategy=PodStrategy()))
+    server.register(ResourceType("Service", "v1", "services", model=_model("fakecluster.api.core", "Service"),
+                                 strategy=ServiceStrategy()))
+    server.register(ResourceType("Node", "v1", "nodes", namespaced=False, generation="none",
+                                 model=_model("fakecluster.api.core", "Node")))
+    server.register(ResourceType("Job", "batch/v1", "jobs", default_propagation="Orphan",
+                                 model=_model("fakecluster.api.batch", "Job"), strategy=JobStrategy()))
+    server.register(ResourceType("Event", "events.k8s.io/v1", "events", status_subresource=False, generation="none"))
+    server.register(ResourceType("EndpointSlice", "discovery.k8s.io/v1", "endpointslices", status_subresource=False,
+                                 generation="none"))

@@ -1,0 +1,86 @@
+"""What the API server knows about each kind: its REST identity and its strategy.
+
+Mirrors the split in k8s.io/apiserver's generic registry: the store does the storage mechanics
+(resourceVersion, conflicts, finalizers, watch), a per-kind *strategy* does defaulting, validation and
+the rules for what a write may change (``PrepareForCreate``, ``PrepareForUpdate``, ``Validate``...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from fakecluster.apiserver.errors import FieldError
+from fakecluster.objects import Obj
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+
+class Strategy:
+    """Per-kind hooks; the defaults behave like a plain custom resource without extra rules."""
+
+    def prepare_for_create(self, obj: Obj, now: str) -> None:
+        """Defaulting and status reset on create (``PrepareForCreate`` + scheme defaults)."""
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        """Adjust an update before validation (e.g. defaults for fields added by the update)."""
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        """Semantic validation beyond the schema (names, cross-field rules)."""
+        return []
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        """Update-only rules: immutability and allowed transitions."""
+        return []
+
+    def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return []
+
+    def graceful_delete_seconds(self, obj: Obj, requested: int | None) -> int:
+        """Grace period for a delete; 0 means the object goes at once (if it has no finalizers)."""
+        return 0
+
+
+@dataclass(slots=True)
+class ResourceType:
+    """REST identity of a kind plus the behaviour switches the generic registry has per resource."""
+
+    kind: str
+    api_version: str
+    plural: str
+    namespaced: bool = True
+    status_subresource: bool = True
+    generation: str = "spec"
+    """``spec``: bump when ``spec`` changes (built-ins); ``custom``: bump on any change outside
+    metadata and status (CRDs with a status subresource); ``none``: never."""
+    default_propagation: str = "Background"
+    """Deletion propagation when the caller gives none (batch/v1 Job: ``Orphan`` for back-compat)."""
+    unconditional_update: bool = True
+    """Whether an update without resourceVersion is accepted (False for custom resources)."""
+    model: type[BaseModel] | None = None
+    """Schema used to reject malformed objects (unknown fields, wrong types) with field paths."""
+    status_model: type[BaseModel] | None = None
+    strategy: Strategy = field(default_factory=Strategy)
+
+    @property
+    def group(self) -> str:
+        return self.api_version.split("/")[0] if "/" in self.api_version else ""
+
+    def describe(self) -> str:
+        """``jobs.batch``-style name used in error messages."""
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+    def schema_errors(self, obj: Obj) -> list[FieldError]:
+        if self.model is None:
+            return []
+        from fakecluster.api.validation import validate_model
+
+        return validate_model(self.model, obj)[1]
+
+    def status_errors(self, status: Any) -> list[FieldError]:
+        if self.status_model is None or status is None:
+            return []
+        from fakecluster.api.validation import validate_model
+
+        return validate_model(self.status_model, status, root="status")[1]

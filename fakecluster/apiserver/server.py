@@ -1,0 +1,523 @@
+"""The fake API server: Kubernetes write semantics over an in-memory store.
+
+What it reproduces (reference: shared/reference/kubernetes.md §5): uid and generateName, a global
+resourceVersion bumped per persisted write (a no-op write bumps nothing and notifies nobody), generation
+bumped on spec change only, the status subresource, optimistic concurrency, NotFound / AlreadyExists /
+Conflict / Invalid errors, finalizers and deletionTimestamp, deletion propagation policies (the garbage
+collector in :mod:`gc` does the cascading), an admission chain (mutating, then validating) per kind,
+and watches that deliver ADDED / MODIFIED / DELETED in resourceVersion order.
+
+Stored objects are never mutated in place: every write stores a new dict (copy-on-write), so a watcher
+may keep the objects it was handed as read-only snapshots, and unchanged subtrees (a pod's spec on a
+status write) are shared between versions instead of copied.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from fakecluster.apiserver import errors
+from fakecluster.apiserver.errors import ApiError, FieldError
+from fakecluster.apiserver.resources import ResourceType
+from fakecluster.apiserver.selectors import Selector, as_selector
+from fakecluster.clock import Clock
+from fakecluster.objects import Obj, clone, merge_patch
+
+Key = tuple[str, str]  # (namespace, name)
+Handler = Callable[["WatchEvent"], None]
+MutatingHook = Callable[[str, Obj, Obj | None], Obj | None]
+ValidatingHook = Callable[[str, Obj, Obj | None], None]
+
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apiserver/pkg/storage/names
+_MAX_GENERATED_NAME_PREFIX = 58
+_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+FOREGROUND = "foregroundDeletion"
+ORPHAN = "orphan"
+
+
+@dataclass(frozen=True, slots=True)
+class WatchEvent:
+    """One watch notification. ``object`` and ``old`` are the store's read-only snapshots."""
+
+    type: str  # ADDED | MODIFIED | DELETED
+    kind: str
+    object: Obj
+    old: Obj | None
+
+
+@dataclass(slots=True)
+class _Admission:
+    name: str
+    mutating: MutatingHook | None
+    validating: ValidatingHook | None
+    operations: tuple[str, ...]
+
+
+class ApiServer:
+    """In-memory API server. One per run; all randomness (uids, generated names) from ``rng``."""
+
+    def __init__(self, clock: Clock, rng: random.Random) -> None:
+        self.clock = clock
+        self._rng = rng
+        self._types: dict[str, ResourceType] = {}
+        self._objects: dict[str, dict[Key, Obj]] = {}
+        self._by_uid: dict[str, tuple[str, Key]] = {}
+        self._by_owner: dict[str, dict[tuple[str, Key], None]] = {}
+        self._label_index: dict[str, dict[tuple[str, str], dict[Key, None]]] = {}
+        self._admission: dict[str, list[_Admission]] = {}
+        self._watchers: dict[str, list[Handler]] = {}
+        self._all_watchers: list[Handler] = []
+        self._pending: deque[tuple[list[Handler], WatchEvent]] = deque()
+        self._dispatching = False
+        self._rv = 0
+        self.writes = 0
+
+    # ------------------------------------------------------------------ registration
+    def register(self, rtype: ResourceType) -> None:
+        self._types[rtype.kind] = rtype
+        self._objects.setdefault(rtype.kind, {})
+        self._label_index.setdefault(rtype.kind, {})
+
+    def register_admission(
+        self,
+        kind: str,
+        name: str,
+        *,
+        mutating: MutatingHook | None = None,
+        validating: ValidatingHook | None = None,
+        operations: Iterable[str] = ("CREATE", "UPDATE"),
+    ) -> None:
+        """Add a webhook to the chain for ``kind``. Mutating hooks all run before validating ones."""
+        self._admission.setdefault(kind, []).append(_Admission(name, mutating, validating, tuple(operations)))
+
+    def resource(self, kind: str) -> ResourceType:
+        try:
+            return self._types[kind]
+        except KeyError:
+            raise errors.ApiError(404, "NotFound", f'the server could not find the requested resource (kind "{kind}")') from None
+
+    def kinds(self) -> list[str]:
+        return list(self._types)
+
+    # ------------------------------------------------------------------ watch
+    def watch(self, kind: str | None, handler: Handler) -> None:
+        """Subscribe to every change of ``kind`` (None: all kinds), starting now."""
+        if kind is None:
+            self._all_watchers.append(handler)
+        else:
+            self._watchers.setdefault(kind, []).append(handler)
+
+    def _notify(self, etype: str, kind: str, obj: Obj, old: Obj | None) -> None:
+        handlers = self._watchers.get(kind, [])
+        if not handlers and not self._all_watchers:
+            return
+        self._pending.append((handlers + self._all_watchers, WatchEvent(etype, kind, obj, old)))
+        if self._dispatching:
+            return  # delivered after the current event, keeping resourceVersion order for every watcher
+        self._dispatching = True
+        try:
+            while self._pending:
+                targets, event = self._pending.popleft()
+                for handler in targets:
+                    handler(event)
+        finally:
+            self._dispatching = False
+
+    # ------------------------------------------------------------------ reads
+    def get(self, kind: str, namespace: str, name: str) -> Obj:
+        """The stored object (read-only; :class:`~fakecluster.client.Client` copies for callers)."""
+        rtype = self.resource(kind)
+        obj = self._objects[kind].get((namespace if rtype.namespaced else "", name))
+        if obj is None:
+            raise errors.NotFound(rtype.plural, rtype.group, name)
+        return obj
+
+    def get_by_uid(self, uid: str) -> Obj | None:
+        where = self._by_uid.get(uid)
+        return None if where is None else self._objects[where[0]].get(where[1])
+
+    def list(
+        self,
+        kind: str,
+        namespace: str | None = None,
+        selector: Selector | dict[str, Any] | str | None = None,
+        owner_uid: str | None = None,
+    ) -> list[Obj]:
+        """Objects in key order (namespace, name), as etcd lists them. Read-only snapshots."""
+        rtype = self.resource(kind)
+        store = self._objects[kind]
+        sel = as_selector(selector)
+        if owner_uid is not None:
+            keys: Iterable[Key] = [k for (kd, k) in self._by_owner.get(owner_uid, {}) if kd == kind]
+        else:
+            terms = sel.equality_terms() if selector is not None else []
+            if terms:
+                index = self._label_index[kind]
+                keys = min((index.get(t, {}) for t in terms), key=len)
+            else:
+                keys = store.keys()
+        if namespace is not None and rtype.namespaced:
+            keys = [k for k in keys if k[0] == namespace]
+        out = []
+        for key in sorted(keys):
+            obj = store[key]
+            if selector is None or sel.matches(obj["metadata"].get("labels") or {}):
+                out.append(obj)
+        return out
+
+    def dependents(self, owner_uid: str) -> list[tuple[str, Obj]]:
+        """Objects whose ownerReferences name ``owner_uid`` (the garbage collector's graph)."""
+        out = []
+        for kind, key in list(self._by_owner.get(owner_uid, {})):
+            obj = self._objects[kind].get(key)
+            if obj is not None:
+                out.append((kind, obj))
+        return out
+
+    def count(self, kind: str) -> int:
+        return len(self._objects.get(kind, {}))
+
+    # ------------------------------------------------------------------ writes
+    def _next_rv(self) -> str:
+        self._rv += 1
+        self.writes += 1
+        return str(self._rv)
+
+    def _admit(self, op: str, kind: str, obj: Obj, old: Obj | None, *, mutate: bool) -> Obj:
+        for hook in self._admission.get(kind, ()):
+            if op not in hook.operations:
+                continue
+            fn = hook.mutating if mutate else hook.validating
+            if fn is None:
+                continue
+            try:
+                result = fn(op, obj, old)
+            except ApiError as err:
+                raise ApiError(
+                    err.code, err.reason, f'admission webhook "{hook.name}" denied the request: {err.message}', err.causes
+                ) from None
+            if mutate and result is not None:
+                obj = result
+        return obj
+
+    def _invalid(self, rtype: ResourceType, obj: Obj, errs: list[FieldError]) -> ApiError:
+        name = obj.get("metadata", {}).get("name") or obj.get("metadata", {}).get("generateName", "")
+        return errors.Invalid(rtype.kind, rtype.group, name, errs)
+
+    def create(self, obj: Obj) -> Obj:
+        kind = obj.get("kind")
+        if not isinstance(kind, str):
+            raise errors.BadRequest("Object 'Kind' is missing in the request body")
+        rtype = self.resource(kind)
+        obj = clone(obj)
+        obj.setdefault("apiVersion", rtype.api_version)
+        meta = obj.setdefault("metadata", {})
+        if not isinstance(meta, dict):
+            raise self._invalid(rtype, obj, [FieldError.invalid("metadata", meta, "must be an object")])
+        if meta.get("resourceVersion"):
+            raise self._invalid(
+                rtype, obj, [FieldError.invalid("metadata.resourceVersion", meta["resourceVersion"],
+                                                "resourceVersion should not be set on objects to be created")]
+            )
+        if rtype.namespaced:
+            meta["namespace"] = meta.get("namespace") or "default"
+        else:
+            meta.pop("namespace", None)
+        if not meta.get("name") and meta.get("generateName"):
+            meta["name"] = self._generate_name(meta["generateName"])
+        obj = self._admit("CREATE", kind, obj, None, mutate=True)
+        meta = obj["metadata"]
+        errs = self._meta_errors(meta, rtype)
+        errs += rtype.schema_errors(obj)
+        if errs:
+            raise self._invalid(rtype, obj, errs)
+        key = (meta.get("namespace", ""), meta["name"])
+        if key in self._objects[kind]:
+            raise errors.AlreadyExists(rtype.plural, rtype.group, meta["name"])
+        now = self.clock.timestamp()
+        meta["uid"] = str(uuid.UUID(int=self._rng.getrandbits(128), version=4))
+        meta["creationTimestamp"] = now
+        for stale in ("deletionTimestamp", "deletionGracePeriodSeconds"):
+            meta.pop(stale, None)
+        if rtype.generation != "none":
+            meta["generation"] = 1
+        if rtype.status_subresource and rtype.generation == "custom":
+            obj.pop("status", None)
+        rtype.strategy.prepare_for_create(obj, now)
+        errs = rtype.strategy.validate(obj)
+        if errs:
+            raise self._invalid(rtype, obj, errs)
+        self._admit("CREATE", kind, obj, None, mutate=False)
+        meta["resourceVersion"] = self._next_rv()
+        self._store(kind, key, obj, None)
+        self._notify("ADDED", kind, obj, None)
+        return obj
+
+    def _generate_name(self, prefix: str) -> str:
+        prefix = prefix[:_MAX_GENERATED_NAME_PREFIX]
+        return prefix + "".join(self._rng.choice(_NAME_ALPHABET) for _ in range(5))
+
+    def _meta_errors(self, meta: Obj, rtype: ResourceType) -> list[FieldError]:
+        name = meta.get("name")
+        if not name:
+            return [FieldError.required("metadata.name", "name or generateName is required")]
+        errs = []
+        if len(name) > 253 or not _DNS1123_SUBDOMAIN.match(name):
+            errs.append(FieldError.invalid(
+                "metadata.name", name,
+                "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+                "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+                "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+            ))
+        refs = meta.get("ownerReferences") or []
+        if sum(1 for r in refs if r.get("controller")) > 1:
+            errs.append(FieldError.invalid("metadata.ownerReferences", refs, "Only one reference can have Controller set to true"))
+        return errs
+
+    def update(self, obj: Obj, *, subresource: str | None = None, _patch: bool = False) -> Obj:
+        """PUT. ``subresource="status"`` writes only status; the main endpoint ignores status."""
+        kind = obj.get("kind")
+        if not isinstance(kind, str):
+            raise errors.BadRequest("Object 'Kind' is missing in the request body")
+        rtype = self.resource(kind)
+        meta_in = obj.get("metadata") or {}
+        ns = (meta_in.get("namespace") or "default") if rtype.namespaced else ""
+        name = meta_in.get("name", "")
+        key = (ns, name)
+        old = self._objects[kind].get(key)
+        if old is None:
+            raise errors.NotFound(rtype.plural, rtype.group, name)
+        rv = meta_in.get("resourceVersion")
+        if rv:
+            if rv != old["metadata"]["resourceVersion"]:
+                raise errors.Conflict(rtype.plural, rtype.group, name)
+        elif not rtype.unconditional_update and not _patch:
+            raise self._invalid(rtype, obj, [FieldError.invalid("metadata.resourceVersion", 0, "must be specified for an update")])
+        if meta_in.get("uid") and meta_in["uid"] != old["metadata"]["uid"]:
+            raise errors.Conflict(
+                rtype.plural, rtype.group, name,
+                f"Precondition failed: UID in precondition: {meta_in['uid']}, UID in object meta: {old['metadata']['uid']}",
+            )
+        if subresource == "status":
+            if not rtype.status_subresource:
+                raise errors.NotFound(rtype.plural, rtype.group, name)
+            new = dict(old)
+            new["metadata"] = dict(old["metadata"])
+            status = obj.get("status")
+            if status is None:
+                new.pop("status", None)
+            else:
+                new["status"] = clone(status)
+            errs = rtype.status_errors(new.get("status")) + rtype.strategy.validate_status_update(new, old)
+        else:
+            new = clone(obj)
+            new["apiVersion"] = old["apiVersion"]
+            new_meta = new.setdefault("metadata", {})
+            for fixed in ("uid", "creationTimestamp", "namespace", "generation", "deletionTimestamp",
+                          "deletionGracePeriodSeconds"):
+                if fixed in old["metadata"]:
+                    new_meta[fixed] = old["metadata"][fixed]
+                else:
+                    new_meta.pop(fixed, None)
+            if rtype.status_subresource:
+                if "status" in old:
+                    new["status"] = old["status"]
+                else:
+                    new.pop("status", None)
+            if old["metadata"].get("deletionTimestamp"):
+                added = set(new_meta.get("finalizers") or ()) - set(old["metadata"].get("finalizers") or ())
+                if added:
+                    raise self._invalid(rtype, new, [FieldError.forbidden(
+                        "metadata.finalizers",
+                        f"no new finalizers can be added if the object is being deleted, found new finalizers {sorted(added)}",
+                    )])
+            new = self._admit("UPDATE", kind, new, old, mutate=True)
+            rtype.strategy.prepare_for_update(new, old)
+            errs = self._meta_errors(new["metadata"], rtype) + rtype.schema_errors(new)
+            if not errs:
+                errs = rtype.strategy.validate(new) + rtype.strategy.validate_update(new, old)
+        if errs:
+            raise self._invalid(rtype, new, errs)
+        if subresource != "status":
+            self._admit("UPDATE", kind, new, old, mutate=False)
+        new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
+        if new == old:
+            return old  # no-op: no new revision, no watch event
+        if subresource != "status" and self._generation_changed(rtype, new, old):
+            new["metadata"]["generation"] = old["metadata"].get("generation", 0) + 1
+        new["metadata"]["resourceVersion"] = self._next_rv()
+        if self._should_remove(rtype, new):
+            return self._remove(kind, key, new)
+        self._store(kind, key, new, old)
+        self._notify("MODIFIED", kind, new, old)
+        return new
+
+    def _generation_changed(self, rtype: ResourceType, new: Obj, old: Obj) -> bool:
+        if rtype.generation == "spec":
+            return new.get("spec") != old.get("spec")
+        if rtype.generation == "custom":
+            skip = ("metadata", "status")
+            return {k: v for k, v in new.items() if k not in skip} != {k: v for k, v in old.items() if k not in skip}
+        return False
+
+    def patch(self, kind: str, namespace: str, name: str, patch: Obj, *, subresource: str | None = None) -> Obj:
+        """JSON merge patch (RFC 7386). A resourceVersion in the patch acts as a precondition."""
+        if not isinstance(patch, dict):
+            raise errors.BadRequest("a JSON merge patch must be a JSON object")
+        current = self.get(kind, namespace, name)
+        merged = merge_patch(current, patch)
+        merged["kind"] = kind
+        merged.setdefault("metadata", {})
+        merged["metadata"]["name"] = name
+        merged["metadata"]["namespace"] = current["metadata"].get("namespace", "")
+        if "resourceVersion" not in (patch.get("metadata") or {}):
+            merged["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
+        return self.update(merged, subresource=subresource, _patch=True)
+
+    def delete(
+        self,
+        kind: str,
+        namespace: str,
+        name: str,
+        *,
+        propagation_policy: str | None = None,
+        grace_period_seconds: int | None = None,
+        preconditions: Obj | None = None,
+    ) -> Obj | None:
+        """DELETE. Returns the object if it still exists (being finalized or terminating), else None."""
+        rtype = self.resource(kind)
+        key = (namespace if rtype.namespaced else "", name)
+        old = self._objects[kind].get(key)
+        if old is None:
+            raise errors.NotFound(rtype.plural, rtype.group, name)
+        if preconditions:
+            for field_name, label in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
+                want = preconditions.get(field_name)
+                if want and want != old["metadata"].get(field_name):
+                    raise errors.Conflict(
+                        rtype.plural, rtype.group, name,
+                        f"Precondition failed: {label} in precondition: {want}, {label} in object meta: "
+                        f"{old['metadata'].get(field_name)}",
+                    )
+        if propagation_policy not in (None, "Foreground", "Background", "Orphan"):
+            raise errors.BadRequest(f"unsupported propagation policy {propagation_policy!r}")
+        finalizers = list(old["metadata"].get("finalizers") or ())
+        policy = propagation_policy
+        if policy is None:
+            policy = "Orphan" if ORPHAN in finalizers else "Foreground" if FOREGROUND in finalizers else rtype.default_propagation
+        if policy == "Foreground" and FOREGROUND not in finalizers:
+            finalizers = [f for f in finalizers if f != ORPHAN] + [FOREGROUND]
+        elif policy == "Orphan" and ORPHAN not in finalizers:
+            finalizers = [f for f in finalizers if f != FOREGROUND] + [ORPHAN]
+        elif policy == "Background":
+            finalizers = [f for f in finalizers if f not in (ORPHAN, FOREGROUND)] if propagation_policy else finalizers
+        grace = rtype.strategy.graceful_delete_seconds(old, grace_period_seconds)
+        meta = old["metadata"]
+        deleting = meta.get("deletionTimestamp") is not None
+        if not finalizers and grace == 0:
+            self._remove(kind, key, old)
+            return None
+        now = self.clock.now
+        new = dict(old)
+        new["metadata"] = new_meta = dict(meta)
+        if finalizers:
+            new_meta["finalizers"] = finalizers
+        if not deleting:
+            from fakecluster.clock import rfc3339
+
+            new_meta["deletionTimestamp"] = rfc3339(now + grace)
+            new_meta["deletionGracePeriodSeconds"] = grace
+            if meta.get("generation"):
+                new_meta["generation"] = meta["generation"] + 1
+        elif grace < (meta.get("deletionGracePeriodSeconds") or 0):
+            from fakecluster.clock import rfc3339
+
+            new_meta["deletionTimestamp"] = rfc3339(now + grace)  # a shorter grace period moves the deadline earlier
+            new_meta["deletionGracePeriodSeconds"] = grace
+        if new == old:
+            return old
+        new_meta["resourceVersion"] = self._next_rv()
+        if self._should_remove(rtype, new):
+            self._remove(kind, key, new)
+            return None
+        self._store(kind, key, new, old)
+        self._notify("MODIFIED", kind, new, old)
+        return new
+
+    def bind(self, namespace: str, name: str, node_name: str) -> Obj:
+        """pods/binding: set ``spec.nodeName`` and ``PodScheduled=True`` in one revision, as the binding
+        REST handler does; binding an already bound pod is a Conflict."""
+        old = self.get("Pod", namespace, name)
+        if old["spec"].get("nodeName"):
+            raise errors.Conflict("pods", "", name, f"pod {name} is already assigned to node {old['spec']['nodeName']!r}")
+        if old["metadata"].get("deletionTimestamp") is not None:
+            raise errors.Conflict("pods", "", name, "pod is being deleted, cannot be assigned to a host")
+        new = dict(old)
+        new["spec"] = dict(old["spec"], nodeName=node_name)
+        status = dict(old.get("status") or {})
+        conditions = [c for c in status.get("conditions") or () if c.get("type") != "PodScheduled"]
+        conditions.append({"type": "PodScheduled", "status": "True", "lastProbeTime": None,
+                           "lastTransitionTime": self.clock.timestamp()})
+        status["conditions"] = conditions
+        new["status"] = status
+        new["metadata"] = dict(old["metadata"], resourceVersion=self._next_rv())
+        self._store("Pod", (namespace, name), new, old)
+        self._notify("MODIFIED", "Pod", new, old)
+        return new
+
+    def _should_remove(self, rtype: ResourceType, obj: Obj) -> bool:
+        meta = obj["metadata"]
+        if meta.get("deletionTimestamp") is None or meta.get("finalizers"):
+            return False
+        return not meta.get("deletionGracePeriodSeconds")
+
+    # ------------------------------------------------------------------ storage + indexes
+    def _store(self, kind: str, key: Key, obj: Obj, old: Obj | None) -> None:
+        self._objects[kind][key] = obj
+        meta = obj["metadata"]
+        if old is None:
+            self._by_uid[meta["uid"]] = (kind, key)
+        old_meta = old["metadata"] if old is not None else {}
+        refs = meta.get("ownerReferences")
+        old_refs = old_meta.get("ownerReferences")
+        if refs != old_refs:
+            for ref in old_refs or ():
+                self._by_owner.get(ref.get("uid", ""), {}).pop((kind, key), None)
+            for ref in refs or ():
+                self._by_owner.setdefault(ref.get("uid", ""), {})[(kind, key)] = None
+        labels = meta.get("labels")
+        old_labels = old_meta.get("labels")
+        if labels != old_labels:
+            index = self._label_index[kind]
+            for item in (old_labels or {}).items():
+                bucket = index.get(item)
+                if bucket is not None:
+                    bucket.pop(key, None)
+            for item in (labels or {}).items():
+                index.setdefault(item, {})[key] = None
+
+    def _remove(self, kind: str, key: Key, obj: Obj) -> Obj:
+        del self._objects[kind][key]
+        meta = obj["metadata"]
+        self._by_uid.pop(meta["uid"], None)
+        for ref in meta.get("ownerReferences") or ():
+            self._by_owner.get(ref.get("uid", ""), {}).pop((kind, key), None)
+        index = self._label_index[kind]
+        for item in (meta.get("labels") or {}).items():
+            bucket = index.get(item)
+            if bucket is not None:
+                bucket.pop(key, None)
+        if meta.get("resourceVersion") == str(self._rv):
+            deleted = obj
+        else:
+            deleted = dict(obj)
+            deleted["metadata"] = dict(meta)
+            deleted["metadata"]["resourceVersion"] = self._next_rv()
+        self._notify("DELETED", kind, deleted, obj)
+        return deleted

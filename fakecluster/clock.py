@@ -1,0 +1,138 @@
+"""Virtual time and the discrete-event queue every component runs on.
+
+Modelled on trio's ``MockClock``: one object owns time, nothing reads the wall clock. Events at equal
+virtual times run in the order they were scheduled (a global sequence number breaks ties), so a run is
+a pure function of its inputs and seed. The loop is single-threaded; a callback may schedule more events,
+including at the current instant.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+EPOCH = datetime(2025, 1, 1, tzinfo=UTC)
+"""Virtual time zero. Fixed, so timestamps in objects are identical across runs and machines."""
+
+
+class Timer:
+    """Handle to a scheduled callback; ``cancel()`` makes the loop skip it."""
+
+    __slots__ = ("args", "callback", "cancelled", "when")
+
+    def __init__(self, when: float, callback: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        self.when = when
+        self.callback = callback
+        self.args = args
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class Clock:
+    """The single source of time for a run, and its event queue."""
+
+    __slots__ = ("_heap", "_now", "_seq", "_stopped", "events_run", "on_advance")
+
+    def __init__(self) -> None:
+        self._now = 0.0
+        self._seq = 0
+        self._heap: list[tuple[float, int, Timer]] = []
+        self._stopped = False
+        self.events_run = 0
+        self.on_advance: Callable[[float], None] | None = None
+        """Called whenever virtual time moves forward (used to keep freezegun on virtual time)."""
+
+    @property
+    def now(self) -> float:
+        """Virtual seconds since :data:`EPOCH`."""
+        return self._now
+
+    def datetime(self) -> datetime:
+        return EPOCH + timedelta(seconds=self._now)
+
+    def timestamp(self) -> str:
+        """``metav1.Time`` wire form: RFC3339 with second precision, as the API server serializes it."""
+        return rfc3339(self._now)
+
+    def micro_timestamp(self) -> str:
+        """``metav1.MicroTime`` wire form (events.k8s.io eventTime)."""
+        return (EPOCH + timedelta(seconds=self._now)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    def call_at(self, when: float, callback: Callable[..., Any], *args: Any) -> Timer:
+        if when < self._now:
+            when = self._now
+        timer = Timer(when, callback, args)
+        self._seq += 1
+        heapq.heappush(self._heap, (when, self._seq, timer))
+        return timer
+
+    def call_later(self, delay: float, callback: Callable[..., Any], *args: Any) -> Timer:
+        return self.call_at(self._now + max(delay, 0.0), callback, *args)
+
+    def call_soon(self, callback: Callable[..., Any], *args: Any) -> Timer:
+        return self.call_at(self._now, callback, *args)
+
+    def pending(self) -> int:
+        return sum(1 for _, _, t in self._heap if not t.cancelled)
+
+    def next_time(self) -> float | None:
+        """Time of the next live event, dropping cancelled ones from the head of the queue."""
+        heap = self._heap
+        while heap and heap[0][2].cancelled:
+            heapq.heappop(heap)
+        return heap[0][0] if heap else None
+
+    def stop(self) -> None:
+        """Make :meth:`run` return after the current event."""
+        self._stopped = True
+
+    def run(self, until: float) -> bool:
+        """Run every event with time <= ``until`` (including ones scheduled meanwhile).
+
+        Returns True when events remain after ``until`` (the run is not quiescent). Time is left at the
+        last event run, not advanced to ``until``: "end of run" is when the last thing happened.
+        """
+        heap = self._heap
+        pop = heapq.heappop
+        self._stopped = False
+        while heap:
+            when, _, timer = heap[0]
+            if timer.cancelled:
+                pop(heap)
+                continue
+            if when > until:
+                return True
+            pop(heap)
+            if when > self._now:
+                self._now = when
+                if self.on_advance is not None:
+                    self.on_advance(when)
+            self.events_run += 1
+            timer.callback(*timer.args)
+            if self._stopped:
+                return bool(heap)
+        return False
+
+    def advance_to(self, when: float) -> None:
+        """Move time forward without running anything (used for snapshots between events)."""
+        if when > self._now:
+            self._now = when
+            if self.on_advance is not None:
+                self.on_advance(when)
+
+
+def rfc3339(seconds: float) -> str:
+    """Virtual seconds → ``metav1.Time`` string (second precision, truncated like Go's formatting)."""
+    return (EPOCH + timedelta(seconds=int(seconds))).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_rfc3339(value: str) -> float:
+    """``metav1.Time``/``MicroTime`` string → virtual seconds."""
+    text = value.rstrip("Z")
+    fmt = "%Y-%m-%dT%H:%M:%S.%f" if "." in text else "%Y-%m-%dT%H:%M:%S"
+    parsed = datetime.strptime(text, fmt).replace(tzinfo=UTC)
+    return (parsed - EPOCH).total_seconds()

@@ -1,0 +1,80 @@
+"""Errors a scenario author sees: one line that says where (file, line, field path) and what is wrong.
+
+A scenario file is user input, so every problem in it must end up as a :class:`ScenarioError` with a
+location, never as a traceback. Validators deep inside the pydantic models only know the *relative* field
+they complain about; they raise :class:`FieldProblem` (a ``ValueError``, so pydantic wraps it) and the
+loader appends its ``sub_path`` to pydantic's location before looking up the line number.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["FieldProblem", "ScenarioError", "join_path"]
+
+
+class ScenarioError(Exception):
+    """A problem in a scenario file, rendered as ``<file>:<line>: <field_path>: <message>``.
+
+    Parts that are unknown are left out, so the string is always a single line that editors and CI
+    annotations can parse. ``file`` is ``None`` only for scenarios built in memory (tests, the runner's
+    own helpers); :func:`~fakecluster.scenario.loader.load_scenario` always sets it.
+    """
+
+    file: Path | None
+    field_path: str
+    message: str
+    line: int | None
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: Path | None = None,
+        field_path: str = "",
+        line: int | None = None,
+    ) -> None:
+        self.file = file
+        self.field_path = field_path
+        self.message = " ".join(message.split())
+        self.line = line
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        parts: list[str] = []
+        if self.file is not None:
+            parts.append(f"{self.file}:{self.line}" if self.line is not None else str(self.file))
+        elif self.line is not None:
+            parts.append(f"line {self.line}")
+        if self.field_path:
+            parts.append(self.field_path)
+        parts.append(self.message)
+        return ": ".join(parts)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Keep the keyword-only constructor picklable (pytest-xdist ships errors between processes)."""
+        return (_rebuild, (self.message, self.file, self.field_path, self.line))
+
+
+def _rebuild(message: str, file: Path | None, field_path: str, line: int | None) -> ScenarioError:
+    return ScenarioError(message, file=file, field_path=field_path, line=line)
+
+
+class FieldProblem(ValueError):
+    """A validator's complaint about a field *below* the one pydantic is validating.
+
+    Pydantic locates an error at the field (or model) whose validator raised it; a cross-field check
+    such as "both ``jobset`` and ``jobsets`` are given" runs on the whole model but is about one key.
+    ``sub_path`` (e.g. ``"jobsets"`` or ``"evictPod"``) is appended to pydantic's location.
+    """
+
+    def __init__(self, message: str, sub_path: str = "") -> None:
+        super().__init__(message)
+        self.sub_path = sub_path
+
+
+def join_path(path: str, key: str | int) -> str:
+    """Extend a field path the way the docs write them: ``pods[0].exit.after``."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key

@@ -1,0 +1,289 @@
+"""Milestones (``all node pods Ready``, ``jobset Completed``) and pod references (``mpi/node[0/1]``).
+
+A milestone names a *moment* of a run; expectations compare moments and ``when:`` actions fire at them.
+They are parsed when the scenario is loaded, so a typo is reported with its file and line before anything
+runs, and evaluated over the trace by :meth:`Milestone.find`. ``all`` needs the workload's shape (how many
+Jobs and pods each replicated job has), which the runner derives from the manifests; it is passed in as a
+plain mapping so this module stays independent of the JobSet types.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from fakecluster.scenario.trace import TraceEvent, in_trace_order
+
+__all__ = [
+    "JOBSET_CONDITIONS",
+    "JOBSET_MILESTONE_EVENTS",
+    "JOB_EVENTS",
+    "POD_EVENTS",
+    "Milestone",
+    "PodRef",
+    "RJobShape",
+    "Shapes",
+    "parse_milestone",
+    "parse_pod_ref",
+    "workload_shapes",
+]
+
+POD_EVENTS = ("Created", "Scheduled", "Running", "Ready", "Succeeded", "Failed", "Deleted")
+JOB_EVENTS = ("Created", "Ready", "Complete", "Failed", "Suspended", "Resumed", "Deleted")
+JOBSET_CONDITIONS = (
+    "Completed",
+    "Failed",
+    "Suspended",
+    "StartupPolicyInProgress",
+    "StartupPolicyCompleted",
+    "RestartingJobSet",
+)
+JOBSET_MILESTONE_EVENTS = (*JOBSET_CONDITIONS, "Restarted")
+
+_NAME = r"[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?"
+_TARGET = re.compile(rf"(?:(?P<jobset>{_NAME})/)?(?P<rjob>{_NAME})(?:\[(?P<ji>\d+)(?:/(?P<pi>\d+))?\])?")
+_POD_REF = re.compile(rf"(?:(?P<jobset>{_NAME})/)?(?P<rjob>{_NAME})\[(?P<ji>\d+)/(?P<pi>\d+)\]")
+_GRAMMAR = (
+    "'<first|all> [<jobset>/]<replicatedJob>[<jobIndex>[/<podIndex>]] <pods|jobs> <Event> [attempt <n>]'"
+    " or 'jobset [<name>] <ConditionType>'"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RJobShape:
+    """How many Jobs (``replicas``) and pod slots per Job (completion indexes) a replicated job has."""
+
+    replicas: int
+    pods_per_job: int
+
+
+Shapes = Mapping[str, Mapping[str, RJobShape]]
+"""JobSet name -> replicated job name -> shape."""
+
+
+def _suggest(word: str, choices: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    if not close:
+        close = [c for c in choices if c.lower() == word.lower()]
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Milestone:
+    """One parsed milestone; ``kind`` is the trace kind its events have (Pod, Job or JobSet)."""
+
+    text: str = field(compare=False)
+    kind: Literal["Pod", "Job", "JobSet"]
+    event: str
+    quantifier: Literal["first", "all"] | None = None
+    jobset: str | None = None
+    replicated_job: str | None = None
+    job_index: int | None = None
+    pod_index: int | None = None
+    attempt: int = 0
+
+    def __str__(self) -> str:
+        return self.text
+
+    def find(self, trace: Sequence[TraceEvent], shapes: Shapes) -> TraceEvent | None:
+        """The trace event at which this milestone happens, or ``None`` if it never does.
+
+        ``first``: the earliest matching event. ``all``: the event at which the last slot (every
+        jobIndex, and for pods every completion index, narrowed by the indexes given) reaches the
+        event; a replacement pod counts for its slot. Events are taken in (time, seq) order.
+        Raises ``ValueError`` if ``all`` names a replicated job that ``shapes`` does not know.
+        """
+        events = [e for e in in_trace_order(trace) if self._matches(e)]
+        if self.kind == "JobSet" or self.quantifier == "first":
+            return events[0] if events else None
+        remaining = self._slots(shapes)
+        if not remaining:
+            return None
+        for event in events:
+            remaining.discard(self._slot_of(event))
+            if not remaining:
+                return event
+        return None
+
+    def _matches(self, event: TraceEvent) -> bool:
+        if event.kind != self.kind or event.event != self.event:
+            return False
+        if self.kind == "JobSet":
+            return self.jobset is None or self.jobset in (event.name, event.jobset)
+        return (
+            (self.jobset is None or event.jobset == self.jobset)
+            and event.replicated_job == self.replicated_job
+            and (self.job_index is None or event.job_index == self.job_index)
+            and (self.pod_index is None or event.pod_index == self.pod_index)
+            and (event.attempt or 0) == self.attempt
+        )
+
+    def _slot_of(self, event: TraceEvent) -> tuple[str | None, int | None, int | None]:
+        return (event.jobset, event.job_index, event.pod_index if self.kind == "Pod" else None)
+
+    def _slots(self, shapes: Shapes) -> set[tuple[str | None, int | None, int | None]]:
+        owners = [js for js, rjobs in shapes.items() if self.replicated_job in rjobs]
+        if self.jobset is not None:
+            owners = [js for js in owners if js == self.jobset]
+        if not owners:
+            raise ValueError(
+                f"milestone '{self.text}': no JobSet has a replicated job '{self.replicated_job}'"
+            )
+        slots: set[tuple[str | None, int | None, int | None]] = set()
+        for js in owners:
+            shape = shapes[js][self.replicated_job or ""]
+            job_indexes = [self.job_index] if self.job_index is not None else range(shape.replicas)
+            for ji in job_indexes:
+                if self.kind == "Job":
+                    slots.add((js, ji, None))
+                    continue
+                pod_indexes = [self.pod_index] if self.pod_index is not None else range(shape.pods_per_job)
+                slots.update((js, ji, pi) for pi in pod_indexes)
+        return slots
+
+
+def parse_milestone(text: str) -> Milestone:
+    """Parse a milestone phrase; ``ValueError`` names the word that does not fit the grammar."""
+    if not isinstance(text, str):
+        raise ValueError(f"expected a milestone phrase (a string) such as 'all node pods Ready', got {text!r}")
+    words = text.split()
+    canonical = " ".join(words)
+    if not words:
+        raise ValueError(f"empty milestone; expected {_GRAMMAR}")
+    if words[0] == "jobset":
+        return _parse_jobset_milestone(canonical, words[1:])
+    if words[0] not in ("first", "all"):
+        hint = _suggest(words[0], ("first", "all", "jobset"))
+        raise ValueError(
+            f"milestone '{canonical}' must start with 'first', 'all' or 'jobset', not '{words[0]}'{hint}"
+        )
+    return _parse_object_milestone(canonical, words)
+
+
+def _parse_jobset_milestone(text: str, rest: list[str]) -> Milestone:
+    if not rest or len(rest) > 2:
+        raise ValueError(f"milestone '{text}': expected 'jobset [<name>] <ConditionType>'")
+    event = rest[-1]
+    if event not in JOBSET_MILESTONE_EVENTS:
+        raise ValueError(
+            f"milestone '{text}': unknown JobSet condition '{event}'{_suggest(event, JOBSET_MILESTONE_EVENTS)};"
+            f" expected one of {', '.join(JOBSET_MILESTONE_EVENTS)}"
+        )
+    return Milestone(text=text, kind="JobSet", event=event, jobset=rest[0] if len(rest) == 2 else None)
+
+
+def _parse_object_milestone(text: str, words: list[str]) -> Milestone:
+    if len(words) not in (4, 6):
+        raise ValueError(f"milestone '{text}' has {len(words)} words; expected {_GRAMMAR}")
+    quantifier, target, noun, event = words[:4]
+    match = _TARGET.fullmatch(target)
+    if match is None:
+        raise ValueError(
+            f"milestone '{text}': cannot read '{target}' as [<jobset>/]<replicatedJob>[<jobIndex>[/<podIndex>]]"
+        )
+    if noun not in ("pods", "jobs"):
+        raise ValueError(f"milestone '{text}': expected 'pods' or 'jobs' after '{target}', not '{noun}'"
+                         f"{_suggest(noun, ('pods', 'jobs'))}")
+    kind: Literal["Pod", "Job"] = "Pod" if noun == "pods" else "Job"
+    allowed = POD_EVENTS if kind == "Pod" else JOB_EVENTS
+    if event not in allowed:
+        raise ValueError(
+            f"milestone '{text}': unknown {kind.lower()} event '{event}'{_suggest(event, allowed)};"
+            f" expected one of {', '.join(allowed)}"
+        )
+    if kind == "Job" and match.group("pi") is not None:
+        raise ValueError(f"milestone '{text}': jobs take [<jobIndex>], not [<jobIndex>/<podIndex>]")
+    attempt = 0
+    if len(words) == 6:
+        if words[4] != "attempt" or not words[5].isdigit():
+            raise ValueError(f"milestone '{text}': expected 'attempt <n>' at the end, got '{words[4]} {words[5]}'")
+        attempt = int(words[5])
+    return Milestone(
+        text=text,
+        kind=kind,
+        event=event,
+        quantifier="first" if quantifier == "first" else "all",
+        jobset=match.group("jobset"),
+        replicated_job=match.group("rjob"),
+        job_index=_int_or_none(match.group("ji")),
+        pod_index=_int_or_none(match.group("pi")),
+        attempt=attempt,
+    )
+
+
+def _int_or_none(text: str | None) -> int | None:
+    return int(text) if text is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class PodRef:
+    """``[<jobset>/]<replicatedJob>[<jobIndex>/<podIndex>]``: the current attempt's pod in that slot."""
+
+    replicated_job: str
+    job_index: int
+    pod_index: int
+    jobset: str | None = None
+
+    def __str__(self) -> str:
+        prefix = f"{self.jobset}/" if self.jobset else ""
+        return f"{prefix}{self.replicated_job}[{self.job_index}/{self.pod_index}]"
+
+
+def parse_pod_ref(text: str) -> PodRef:
+    """Parse a pod reference such as ``node[0/1]`` or ``mpi/node[0/1]``."""
+    if not isinstance(text, str):
+        raise ValueError(f"expected a pod reference such as 'node[0/1]', got {text!r}")
+    match = _POD_REF.fullmatch(text.strip())
+    if match is None:
+        raise ValueError(
+            f"cannot read {text!r} as a pod reference; expected '<replicatedJob>[<jobIndex>/<podIndex>]'"
+            " such as 'node[0/1]', with several JobSets 'mpi/node[0/1]'"
+        )
+    return PodRef(
+        replicated_job=match.group("rjob"),
+        job_index=int(match.group("ji")),
+        pod_index=int(match.group("pi")),
+        jobset=match.group("jobset"),
+    )
+
+
+def workload_shapes(manifests: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, RJobShape]]:
+    """Shapes of JobSet manifests as written (before defaulting): replicas default 1; pods per Job are
+    ``completions``, else ``parallelism``, else 1, as the Job API defaults them for Indexed Jobs.
+
+    Malformed parts are skipped: the JobSet webhook, not this helper, reports invalid manifests.
+    """
+    shapes: dict[str, dict[str, RJobShape]] = {}
+    for manifest in manifests:
+        metadata = manifest.get("metadata")
+        spec = manifest.get("spec")
+        if not isinstance(metadata, Mapping) or not isinstance(spec, Mapping):
+            continue
+        name = metadata.get("name")
+        rjobs = spec.get("replicatedJobs")
+        if not isinstance(name, str) or not isinstance(rjobs, list):
+            continue
+        shapes[name] = {}
+        for rjob in rjobs:
+            if isinstance(rjob, Mapping) and isinstance(rjob.get("name"), str):
+                shapes[name][rjob["name"]] = _rjob_shape(rjob)
+    return shapes
+
+
+def _rjob_shape(rjob: Mapping[str, Any]) -> RJobShape:
+    replicas = rjob.get("replicas", 1)
+    template = rjob.get("template")
+    job_spec = template.get("spec") if isinstance(template, Mapping) else None
+    pods = 1
+    if isinstance(job_spec, Mapping):
+        for key in ("completions", "parallelism"):
+            value = job_spec.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                pods = value
+                break
+    if not isinstance(replicas, int) or isinstance(replicas, bool):
+        replicas = 1
+    return RJobShape(replicas=replicas, pods_per_job=pods)

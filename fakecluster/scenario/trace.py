@@ -1,0 +1,82 @@
+"""The trace: what happened in a run, as a flat list of events, and a digest that proves two runs equal.
+
+The runner records one :class:`TraceEvent` per observable change (a pod became Ready, a Job completed, a
+JobSet condition turned True). Milestones, expectations and the failure timeline are pure functions over
+this list, which is why it carries the workload coordinates (replicated job, job index, completion index,
+restart attempt) rather than leaving readers to re-derive them from object names.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Snapshot", "TraceEvent", "in_trace_order", "trace_digest"]
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEvent:
+    """One observable change; ``seq`` orders events that share a virtual ``time``."""
+
+    time: float
+    seq: int
+    kind: str
+    namespace: str
+    name: str
+    event: str
+    jobset: str | None = None
+    replicated_job: str | None = None
+    job_index: int | None = None
+    pod_index: int | None = None
+    attempt: int | None = None
+    detail: str = ""
+
+    def key(self) -> str:
+        """One canonical line for the digest: fixed-precision time, then only the coordinates present.
+
+        ``seq`` is left out because it is implied by the line's position in the trace.
+        """
+        parts = [f"{self.time:.6f}", self.kind, f"{self.namespace}/{self.name}", self.event]
+        labelled = (
+            ("js", self.jobset),
+            ("rj", self.replicated_job),
+            ("ji", self.job_index),
+            ("pi", self.pod_index),
+            ("a", self.attempt),
+        )
+        parts.extend(f"{label}={value}" for label, value in labelled if value is not None)
+        if self.detail:
+            parts.append(self.detail.replace("\\", "\\\\").replace("\n", "\\n"))
+        return " ".join(parts)
+
+
+def trace_digest(trace: Sequence[TraceEvent]) -> str:
+    """SHA-256 over the events' canonical lines: equal for equal runs, different when anything differs."""
+    return hashlib.sha256("\n".join(e.key() for e in trace).encode("utf-8")).hexdigest()
+
+
+def in_trace_order(trace: Iterable[TraceEvent]) -> list[TraceEvent]:
+    """Events sorted by (time, seq): the order milestones and ``order:`` expectations reason in."""
+    return sorted(trace, key=lambda e: (e.time, e.seq))
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """The API server's objects at one virtual time, by kind, in wire form (camelCase dicts)."""
+
+    time: float
+    objects: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def of_kind(self, kind: str) -> list[dict[str, Any]]:
+        """Objects of ``kind`` ("JobSet", "Job", "Pod", "Service", "Node"); empty if none exist."""
+        return self.objects.get(kind, [])
+
+    def get(self, kind: str, name: str, namespace: str | None = None) -> dict[str, Any] | None:
+        """The object of ``kind`` with that name (and namespace, if given), or ``None``."""
+        for obj in self.of_kind(kind):
+            meta = obj.get("metadata") or {}
+            if meta.get("name") == name and (namespace is None or meta.get("namespace") == namespace):
+                return obj
+        return None
