@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["FieldProblem", "ScenarioError", "join_path"]
+__all__ = ["FieldProblem", "ScenarioError", "join_path", "nearest_line"]
 
 
 class ScenarioError(Exception):
@@ -78,3 +78,15 @@ def join_path(path: str, key: str | int) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
     return f"{path}.{key}" if path else key
+
+
+def nearest_line(lines: dict[str, int], field_path: str) -> int | None:
+    """The line of ``field_path``, or of its nearest enclosing field that has one (a missing key is
+    reported at its parent mapping)."""
+    path = field_path
+    while path:
+        if path in lines:
+            return lines[path]
+        cut = max(path.rfind("."), path.rfind("["))
+        path = path[:cut] if cut > 0 else ""
+    return None

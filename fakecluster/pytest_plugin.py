@@ -1,0 +1,74 @@
+"""pytest plugin: each scenario file under a ``scenarios/`` folder is one test item.
+
+So ``-k``, ``-x``, ``-n auto`` (xdist) and JUnit output work as for any test. A failing item shows which
+expectation failed, the seed, and the slice of the timeline that matters (see ``timeline.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fakecluster.scenario.runner import ScenarioOutcome, run_scenario
+
+
+def _is_scenario(path: Path) -> bool:
+    return path.suffix in (".yaml", ".yml") and "scenarios" in path.parts[:-1]
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if _is_scenario(file_path):
+        return ScenarioFile.from_parent(parent, path=file_path)
+    return None
+
+
+class ScenarioFile(pytest.File):
+    def collect(self) -> Any:
+        yield ScenarioItem.from_parent(self, name=self.path.stem)
+
+
+class ScenarioFailed(Exception):
+    def __init__(self, outcome: ScenarioOutcome) -> None:
+        super().__init__(outcome.report)
+        self.outcome = outcome
+
+
+class ScenarioItem(pytest.Item):
+    """Runs one scenario file; tags become markers (``-m workers_first``)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        for tag in _peek_tags(self.path):
+            marker = re.sub(r"\W", "_", tag)
+            self.config.addinivalue_line("markers", f"{marker}: scenario tag {tag!r}")
+            self.add_marker(marker)
+
+    def runtest(self) -> None:
+        outcome = run_scenario(self.path)
+        self.user_properties.append(("digest", outcome.digest))
+        self.user_properties.append(("virtualEnd", outcome.virtual_end))
+        if not outcome.passed:
+            raise ScenarioFailed(outcome)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, ScenarioFailed):
+            return excinfo.value.outcome.report
+        return str(super().repr_failure(excinfo, style=style))
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, f"scenario {self.path.name}"
+
+
+def _peek_tags(path: Path) -> list[str]:
+    """Tags for markers without a full load (a broken file still becomes an item and fails in runtest)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError):
+        return []
+    tags = data.get("tags") if isinstance(data, dict) else None
+    return [str(t) for t in tags] if isinstance(tags, list) else []

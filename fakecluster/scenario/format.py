@@ -1,0 +1,481 @@
+"""The scenario file as pydantic models: the contract in the scenario format doc, key for key.
+
+Every model forbids unknown keys (a misspelt key must fail loudly, never be ignored) and uses the doc's
+camelCase spelling. Durations, milestones and pod references are parsed here, at load time, so the runner
+receives floats and parsed objects and a typo is reported with its file, line and field path. "never"
+(``ready: never``, ``exit: never``) is ``math.inf``, a delay that does not elapse, as in
+``fakecluster.behaviour.NEVER``. Actions and expectations are flat models whose validator picks the kind,
+rather than pydantic unions, so an error inside one names the user's own path (``expect[2].order[1]``)
+instead of one error per union branch. The models stay in one module, longer than most, because they are
+one contract: reading this file top to bottom should read like the format document.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    PrivateAttr,
+    Strict,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
+
+from fakecluster.scenario.durations import parse_duration
+from fakecluster.scenario.errors import FieldProblem, nearest_line
+from fakecluster.scenario.milestones import Milestone, PodRef, parse_milestone, parse_pod_ref
+
+__all__ = [
+    "NEVER", "UNSUPPORTED_ACTIONS", "Action", "ClusterSpec", "Count", "EventsCheck", "ExitSpec",
+    "Expectation", "FailNode", "FailPod", "NodePool", "ObjectTarget", "Patch", "PodIdentity", "PodMatch",
+    "PodRule", "PodTarget", "Rejected", "ResolvedPodRule", "Scenario", "StateCheck", "Taint",
+    "resolve_pod_rule",
+]  # fmt: skip
+
+NEVER = math.inf
+UNSUPPORTED_ACTIONS = frozenset({"evictPod", "failNode", "restartController"})
+"""Verbs the format reserves but this release cannot play yet; a scenario using one fails at load."""
+
+
+def _duration_or_never(value: object) -> float:
+    return NEVER if value == "never" else parse_duration(value)
+
+
+def _quantity(value: object) -> str:
+    """Kubernetes quantities are strings on the wire; YAML ``cpu: 8`` is accepted as ``"8"``."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise ValueError(f"expected a quantity such as '8', '500m' or '32Gi', got {value!r}")
+    return str(value)
+
+
+def _jobset_name(value: object) -> str | None:
+    """``suspend: mpi`` names the JobSet; ``suspend: true`` (or empty) means the only one."""
+    if value is None or value is True:
+        return None
+    if isinstance(value, str) and value:
+        return value
+    raise ValueError(f"expected a JobSet name, or true when there is only one JobSet, got {value!r}")
+
+
+Duration = Annotated[float, PlainValidator(parse_duration)]
+DurationOrNever = Annotated[float, PlainValidator(_duration_or_never)]
+Int = Annotated[int, Strict()]
+NonNegInt = Annotated[int, Strict(), Field(ge=0)]
+Bool = Annotated[bool, Strict()]
+Quantity = Annotated[str, PlainValidator(_quantity)]
+MilestoneField = Annotated[Milestone, PlainValidator(parse_milestone), PlainSerializer(str)]
+PodRefField = Annotated[PodRef, PlainValidator(parse_pod_ref), PlainSerializer(str)]
+JobSetName = Annotated[str | None, PlainValidator(_jobset_name)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True)
+
+
+def _manifest(value: object) -> dict[str, Any]:
+    """Manifests stay plain dicts: the workload layer (JobSet webhooks) validates them, as a cluster would.
+
+    ``{file: ...}`` references are read by the loader, which knows the scenario's directory; one that
+    reaches the model unresolved means the scenario was built without the loader.
+    """
+    if not isinstance(value, Mapping):
+        raise ValueError("expected a JobSet manifest (a mapping) or {file: relative/path.yaml}")
+    if set(value) == {"file"}:
+        raise ValueError("a {file: ...} manifest reference is resolved by load_scenario(); load the file with it")
+    return dict(value)
+
+
+Manifest = Annotated[dict[str, Any], PlainValidator(_manifest)]
+
+
+# ---------------------------------------------------------------- cluster
+
+
+class Taint(_Model):
+    key: str
+    value: str = ""
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+    time_added: str | None = None
+
+
+class NodePool(_Model):
+    """``count`` identical nodes; with ``count > 1`` they are named ``<name>-0``, ``<name>-1``, ..."""
+
+    name: str
+    count: NonNegInt = 1
+    capacity: dict[str, Quantity] = Field(default_factory=dict)
+    labels: dict[str, str] = Field(default_factory=dict)
+    taints: list[Taint] = Field(default_factory=list)
+
+    def node_names(self) -> list[str]:
+        return [self.name] if self.count == 1 else [f"{self.name}-{i}" for i in range(self.count)]
+
+
+class ClusterSpec(_Model):
+    """``nodes: None`` means the default: one node pool that fits every pod."""
+
+    nodes: list[NodePool] | None = None
+    feature_gates: dict[str, Bool] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _unique_node_names(self) -> ClusterSpec:
+        seen: set[str] = set()
+        for i, pool in enumerate(self.nodes or []):
+            for node in pool.node_names():
+                if node in seen:
+                    raise FieldProblem(f"node name '{node}' is used twice", f"nodes[{i}].name")
+                seen.add(node)
+        return self
+
+
+# ---------------------------------------------------------------- pods
+
+
+@dataclass(frozen=True, slots=True)
+class PodIdentity:
+    """What a pod rule can match on, read by the runner from the pod's labels."""
+
+    jobset: str | None = None
+    replicated_job: str | None = None
+    job_index: int | None = None
+    pod_index: int | None = None
+    attempt: int | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+
+class PodMatch(_Model):
+    jobset: str | None = None
+    replicated_job: str | None = None
+    job_index: NonNegInt | None = None
+    pod_index: NonNegInt | None = None
+    attempt: NonNegInt | None = None
+    labels: dict[str, str] | None = None
+
+    def matches(self, pod: PodIdentity) -> bool:
+        """Every key given must fit; an absent key fits any pod."""
+        pairs = (
+            (self.jobset, pod.jobset),
+            (self.replicated_job, pod.replicated_job),
+            (self.job_index, pod.job_index),
+            (self.pod_index, pod.pod_index),
+            (self.attempt, pod.attempt),
+        )
+        if any(want is not None and want != have for want, have in pairs):
+            return False
+        return all(pod.labels.get(k) == v for k, v in (self.labels or {}).items())
+
+
+class ExitSpec(_Model):
+    """After running ``after`` seconds the container exits with ``code``; ``after`` is NEVER for ``never``."""
+
+    after: Duration = 0.0
+    code: Int = 0
+
+    @property
+    def never(self) -> bool:
+        return math.isinf(self.after)
+
+
+class PodRule(_Model):
+    """Timings for matching pods; unset fields fall through to the next matching rule."""
+
+    match: PodMatch = Field(default_factory=PodMatch)
+    schedule: Duration | None = None
+    pull: Duration | None = None
+    start: Duration | None = None
+    ready: DurationOrNever | None = None
+    exit: ExitSpec | None = None
+    terminate: Duration | None = None
+    jitter: Duration | None = None
+
+    @field_validator("exit", mode="before")
+    @classmethod
+    def _exit_never(cls, value: object) -> object:
+        if value == "never":
+            return ExitSpec.model_construct(after=NEVER, code=0)
+        if isinstance(value, str):
+            raise ValueError(f"expected {{after: <duration>, code: <int>}} or 'never', got {value!r}")
+        return value
+
+
+_TIMING_FIELDS = ("schedule", "pull", "start", "ready", "exit", "terminate", "jitter")
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedPodRule:
+    """A pod's timings after merging the rules; ``None``: no rule set it (runner defaults / probes)."""
+
+    schedule: float | None = None
+    pull: float | None = None
+    start: float | None = None
+    ready: float | None = None
+    exit: ExitSpec | None = None
+    terminate: float | None = None
+    jitter: float | None = None
+
+
+def resolve_pod_rule(rules: list[PodRule], pod: PodIdentity) -> ResolvedPodRule:
+    """Field by field, the first matching rule that sets a field wins (the doc's inheritance rule)."""
+    chosen: dict[str, Any] = {}
+    for rule in rules:
+        if rule.match.matches(pod):
+            for name in _TIMING_FIELDS:
+                if name not in chosen and getattr(rule, name) is not None:
+                    chosen[name] = getattr(rule, name)
+    return ResolvedPodRule(**chosen)
+
+
+# ---------------------------------------------------------------- actions
+
+
+class ObjectTarget(_Model):
+    """Exactly one of ``jobset``, ``job`` or ``service``: the object an action addresses by name."""
+
+    jobset: str | None = None
+    job: str | None = None
+    service: str | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> ObjectTarget:
+        given = [k for k in ("jobset", "job", "service") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(f"give exactly one of jobset, job or service (got {', '.join(given) or 'none'})")
+        return self
+
+    @property
+    def kind(self) -> str:
+        return {"jobset": "JobSet", "job": "Job", "service": "Service"}[self._key()]
+
+    @property
+    def name(self) -> str:
+        return str(getattr(self, self._key()))
+
+    def _key(self) -> str:
+        return next(k for k in ("jobset", "job", "service") if getattr(self, k) is not None)
+
+
+class Patch(ObjectTarget):
+    merge: dict[str, Any]
+
+
+class FailPod(_Model):
+    pod: PodRefField
+    exit_code: Int = 1
+
+
+class PodTarget(_Model):
+    pod: PodRefField
+
+
+class FailNode(_Model):
+    node: str
+
+
+_VERBS = {
+    "suspend": "suspend", "resume": "resume", "fail_pod": "failPod", "delete_pod": "deletePod",
+    "evict_pod": "evictPod", "fail_node": "failNode", "patch": "patch", "delete": "delete",
+    "restart_controller": "restartController",
+}  # fmt: skip
+
+
+class Action(_Model):
+    """One intervention: ``at`` a time or ``when`` a milestone (+ ``after``), with exactly one verb."""
+
+    at: Duration | None = None
+    when: MilestoneField | None = None
+    after: Duration | None = None
+    suspend: JobSetName = None
+    resume: JobSetName = None
+    fail_pod: FailPod | None = None
+    delete_pod: PodTarget | None = None
+    evict_pod: PodTarget | None = None
+    fail_node: FailNode | None = None
+    patch: Patch | None = None
+    delete: ObjectTarget | None = None
+    restart_controller: str | None = None
+
+    @model_validator(mode="after")
+    def _one_trigger_one_verb(self) -> Action:
+        verbs = [alias for name, alias in _VERBS.items() if name in self.model_fields_set]
+        if len(verbs) != 1:
+            got = ", ".join(verbs) if verbs else "none"
+            raise ValueError(f"an action needs exactly one verb of {', '.join(_VERBS.values())} (got {got})")
+        if (self.at is None) == (self.when is None):
+            raise ValueError("an action needs exactly one of 'at' (a time) or 'when' (a milestone)")
+        if self.after is not None and self.when is None:
+            raise FieldProblem("'after' delays a 'when' action; with 'at' put the delay into the time", "after")
+        if verbs[0] in UNSUPPORTED_ACTIONS:
+            raise FieldProblem(f"action '{verbs[0]}' is not supported yet (planned for a later release)", verbs[0])
+        return self
+
+    @property
+    def verb(self) -> str:
+        """The verb as the file spells it (``failPod``)."""
+        return next(alias for name, alias in _VERBS.items() if name in self.model_fields_set)
+
+
+# ---------------------------------------------------------------- expectations
+
+
+class Count(_Model):
+    jobs: NonNegInt | None = None
+    pods: NonNegInt | None = None
+    services: NonNegInt | None = None
+    jobsets: NonNegInt | None = None
+    nodes: NonNegInt | None = None
+
+
+class StateCheck(_Model):
+    """``jobset`` (subset of the one JobSet, or of the one named by its ``name:`` key), ``jobsets``
+    (JobSet name -> subset) and ``count`` (objects that exist)."""
+
+    jobset: dict[str, Any] | None = None
+    jobsets: dict[str, dict[str, Any]] | None = None
+    count: Count | None = None
+
+    @model_validator(mode="after")
+    def _something_to_check(self) -> StateCheck:
+        if self.jobset is not None and self.jobsets is not None:
+            raise FieldProblem("give 'jobset' or 'jobsets', not both", "jobsets")
+        if self.jobset is None and self.jobsets is None and self.count is None:
+            raise ValueError("nothing to check: give jobset, jobsets or count")
+        return self
+
+
+class EventsCheck(_Model):
+    contains: list[dict[str, Any]] = Field(min_length=1)
+
+
+class Rejected(_Model):
+    message: str
+
+
+EXPECTATION_KINDS = ("order", "happens", "never", "final", "at", "events", "rejected")
+_COMPANIONS = {"by": "happens", "after": "happens", "jobset": "at", "jobsets": "at", "count": "at"}
+
+
+class Expectation(_Model):
+    """One item of ``expect``; :attr:`kind` says which of the kinds it is."""
+
+    order: list[MilestoneField] | None = Field(None, min_length=2)
+    happens: MilestoneField | None = None
+    by: Duration | None = None
+    after: Duration | None = None
+    never: MilestoneField | None = None
+    final: StateCheck | None = None
+    at: Duration | None = None
+    jobset: dict[str, Any] | None = None
+    jobsets: dict[str, dict[str, Any]] | None = None
+    count: Count | None = None
+    events: EventsCheck | None = None
+    rejected: Rejected | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Expectation:
+        kinds = [k for k in EXPECTATION_KINDS if k in self.model_fields_set]
+        if len(kinds) != 1:
+            got = ", ".join(kinds) if kinds else "none"
+            raise ValueError(f"an expectation needs exactly one of {', '.join(EXPECTATION_KINDS)} (got {got})")
+        kind = kinds[0]
+        if getattr(self, kind) is None:
+            raise FieldProblem(f"'{kind}' needs a value", kind)
+        for key, owner in _COMPANIONS.items():
+            if key in self.model_fields_set and owner != kind:
+                raise FieldProblem(f"'{key}' goes with '{owner}', not with '{kind}'", key)
+        if kind == "happens" and self.by is not None and self.after is not None and self.after > self.by:
+            raise FieldProblem("'after' is later than 'by': nothing can satisfy both", "after")
+        if kind == "at" and self.jobset is not None and self.jobsets is not None:
+            raise FieldProblem("give 'jobset' or 'jobsets', not both", "jobsets")
+        if kind == "at" and self.jobset is None and self.jobsets is None and self.count is None:
+            raise ValueError("nothing to check at that time: give jobset, jobsets or count")
+        return self
+
+    @property
+    def kind(self) -> str:
+        return next(k for k in EXPECTATION_KINDS if getattr(self, k) is not None)
+
+    @property
+    def state(self) -> StateCheck | None:
+        """What a ``final`` or ``at`` expectation checks."""
+        if self.final is not None:
+            return self.final
+        if self.at is not None:
+            return StateCheck.model_construct(jobset=self.jobset, jobsets=self.jobsets, count=self.count)
+        return None
+
+
+# ---------------------------------------------------------------- the file
+
+
+class Scenario(_Model):
+    """A whole scenario file. Build with :func:`~fakecluster.scenario.loader.load_scenario`."""
+
+    name: str = ""
+    description: str = ""
+    tags: list[str] = Field(default_factory=list)
+    seed: Int = 0
+    until: Duration = 3600.0
+    cluster: ClusterSpec = Field(default_factory=ClusterSpec)
+    pods: list[PodRule] = Field(default_factory=list)
+    jobset: Manifest | None = None
+    jobsets: list[Manifest] | None = None
+    actions: list[Action] = Field(default_factory=list)
+    expect: list[Expectation] = Field(min_length=1)
+
+    _source: Path | None = PrivateAttr(default=None)
+    _lines: dict[str, int] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_name(cls, data: Any, info: ValidationInfo) -> Any:
+        if isinstance(data, Mapping) and "name" not in data:
+            return {**data, "name": (info.context or {}).get("default_name", "scenario")}
+        return data
+
+    @model_validator(mode="after")
+    def _one_way_to_give_jobsets(self) -> Scenario:
+        if self.until <= 0:
+            raise FieldProblem("must be greater than 0s", "until")
+        if self.jobset is not None and self.jobsets is not None:
+            raise FieldProblem("give 'jobset' (one manifest) or 'jobsets' (several), not both", "jobsets")
+        if self.jobset is None and self.jobsets is None:
+            raise ValueError("no JobSet: give 'jobset' (one manifest) or 'jobsets' (several)")
+        if self.jobsets is not None and not self.jobsets:
+            raise FieldProblem("needs at least one manifest", "jobsets")
+        seen: set[str] = set()
+        for i, manifest in enumerate(self.manifests()):
+            metadata = manifest.get("metadata")
+            name = metadata.get("name") if isinstance(metadata, dict) else None
+            if isinstance(name, str) and name in seen:
+                raise FieldProblem(f"JobSet name '{name}' is used twice", f"jobsets[{i}].metadata.name")
+            if isinstance(name, str):
+                seen.add(name)
+        return self
+
+    def manifests(self) -> list[dict[str, Any]]:
+        """The JobSet manifests in file order, whichever of ``jobset``/``jobsets`` gave them."""
+        return [self.jobset] if self.jobset is not None else list(self.jobsets or [])
+
+    def snapshot_times(self) -> list[float]:
+        """Sorted unique times of ``at:`` expectations: the runner snapshots the cluster at each."""
+        return sorted({e.at for e in self.expect if e.at is not None})
+
+    @property
+    def source(self) -> Path | None:
+        """The file this scenario was loaded from (``None`` if built in memory)."""
+        return self._source
+
+    def line_of(self, field_path: str) -> int | None:
+        """The source line of ``field_path`` (or its nearest enclosing field), if loaded from a file."""
+        return nearest_line(self._lines, field_path)

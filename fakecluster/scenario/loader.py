@@ -1,0 +1,329 @@
+"""Read a scenario file into a :class:`~fakecluster.scenario.format.Scenario`, or say exactly what is wrong.
+
+YAML is composed into nodes first, so every field path (``pods[0].exit.after``) can be mapped to the line
+it was written on; pydantic then validates the plain data, and its first error (earliest in the file) is
+turned into one :class:`ScenarioError` line. :func:`validate_against_workload` is the second pass that
+needs the manifests' shape: it rejects milestones, pod references and pod rules naming replicated jobs
+or JobSets that do not exist, so a typo fails at load instead of making ``never:`` pass vacuously.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
+
+from fakecluster.scenario import format as fmt
+from fakecluster.scenario.errors import FieldProblem, ScenarioError, join_path, nearest_line
+from fakecluster.scenario.milestones import Milestone, PodRef, Shapes
+
+__all__ = ["load_scenario", "validate_against_workload"]
+
+_EXPECTED = {
+    "int_type": "an integer", "int_parsing": "an integer", "int_from_float": "an integer",
+    "string_type": "a string", "bool_type": "true or false", "bool_parsing": "true or false",
+    "float_type": "a number", "float_parsing": "a number", "dict_type": "a mapping",
+    "model_type": "a mapping", "model_attributes_type": "a mapping", "list_type": "a list",
+}  # fmt: skip
+
+
+def load_scenario(path: Path) -> fmt.Scenario:
+    """Load and validate one scenario file; every problem is a :class:`ScenarioError`, never a traceback."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError(f"cannot read the scenario file: {exc}", file=path) from None
+    data, lines = _parse_yaml(text, path)
+    if data is None:
+        raise ScenarioError("the file is empty; a scenario needs at least 'jobset' or 'jobsets' and 'expect'", file=path)
+    if not isinstance(data, dict):
+        raise ScenarioError(f"a scenario is a mapping of keys (jobset, expect, ...), got {_describe(data)}", file=path, line=1)
+    _resolve_manifest_refs(data, path, lines)
+    try:
+        scenario = fmt.Scenario.model_validate(data, context={"default_name": path.stem})
+    except ValidationError as exc:
+        raise _from_validation(exc, path, lines) from None
+    scenario._source = path
+    scenario._lines = lines
+    return scenario
+
+
+def _parse_yaml(text: str, file: Path) -> tuple[Any, dict[str, int]]:
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        lines: dict[str, int] = {}
+        if node is not None:
+            _map_lines(node, "", lines, file)
+        return (loader.construct_document(node) if node is not None else None), lines
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or "unreadable YAML"
+        context = f" ({exc.context})" if exc.context else ""
+        raise ScenarioError(
+            f"invalid YAML: {problem}{context}", file=file, line=mark.line + 1 if mark else None
+        ) from None
+    except yaml.YAMLError as exc:
+        raise ScenarioError(f"invalid YAML: {exc}", file=file) from None
+    finally:
+        loader.dispose()
+
+
+def _map_lines(node: yaml.Node, path: str, lines: dict[str, int], file: Path, depth: int = 0) -> None:
+    """Record the line of every key and list item, and refuse duplicate keys (PyYAML keeps the last)."""
+    if depth > 100:
+        return
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.value == "<<":
+                continue
+            key = str(key_node.value)
+            child = join_path(path, key)
+            if key in seen:
+                raise ScenarioError(f"duplicate key '{key}'", file=file, field_path=child,
+                                    line=key_node.start_mark.line + 1)
+            seen.add(key)
+            lines[child] = key_node.start_mark.line + 1
+            _map_lines(value_node, child, lines, file, depth + 1)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            child = join_path(path, index)
+            lines[child] = item.start_mark.line + 1
+            _map_lines(item, child, lines, file, depth + 1)
+
+
+def _resolve_manifest_refs(data: dict[str, Any], file: Path, lines: dict[str, int]) -> None:
+    """Replace each ``{file: path}`` under jobset/jobsets by the manifest it points to."""
+    if isinstance(data.get("jobset"), Mapping):
+        data["jobset"] = _read_manifest_ref(data["jobset"], "jobset", file, lines)
+    if isinstance(data.get("jobsets"), list):
+        data["jobsets"] = [
+            _read_manifest_ref(item, f"jobsets[{i}]", file, lines) if isinstance(item, Mapping) else item
+            for i, item in enumerate(data["jobsets"])
+        ]
+
+
+def _read_manifest_ref(value: Mapping[str, Any], path: str, file: Path, lines: dict[str, int]) -> Any:
+    if "file" not in value or "apiVersion" in value or "kind" in value:
+        return value
+
+    def fail(message: str, sub: str = "file") -> ScenarioError:
+        field_path = join_path(path, sub)
+        return ScenarioError(message, file=file, field_path=field_path, line=nearest_line(lines, field_path))
+
+    extra = sorted(str(k) for k in value if k != "file")
+    if extra:
+        raise fail(f"a manifest reference takes only 'file', not '{extra[0]}'", extra[0])
+    ref = value["file"]
+    if not isinstance(ref, str) or not ref:
+        raise fail(f"expected a path to a YAML file relative to the scenario, got {_describe(ref)}")
+    target = file.parent / ref
+    try:
+        documents = [d for d in yaml.safe_load_all(target.read_text(encoding="utf-8")) if d is not None]
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise fail(f"cannot read manifest file '{ref}' ({target}): {reason}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise fail(f"manifest file '{ref}'{where} is not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
+    if len(documents) != 1 or not isinstance(documents[0], dict):
+        raise fail(f"manifest file '{ref}' must hold exactly one YAML mapping (a JobSet manifest)")
+    return documents[0]
+
+
+# ---------------------------------------------------------------- pydantic errors -> one line
+
+
+def _from_validation(exc: ValidationError, file: Path, lines: dict[str, int]) -> ScenarioError:
+    errors = [_convert(err, file, lines) for err in exc.errors()]
+    first = min(errors, key=lambda e: (e.line is None, e.line or 0))
+    if len(errors) > 1:
+        more = len(errors) - 1
+        return ScenarioError(f"{first.message} (and {more} more problem{'s' if more > 1 else ''})",
+                             file=file, field_path=first.field_path, line=first.line)
+    return first
+
+
+def _convert(err: ErrorDetails, file: Path, lines: dict[str, int]) -> ScenarioError:
+    path = ""
+    for part in err["loc"]:
+        path = join_path(path, part)
+    kind, message = err["type"], err["msg"]
+    ctx = err.get("ctx") or {}
+    cause = ctx.get("error")
+    if isinstance(cause, FieldProblem) and cause.sub_path:
+        sub = cause.sub_path
+        path = f"{path}{sub}" if sub.startswith("[") else join_path(path, sub)
+    if kind == "extra_forbidden":
+        key = str(err["loc"][-1])
+        message = f"unknown key '{key}'{_suggest_key(key)}"
+    elif kind == "missing":
+        parent, _, key = path.rpartition(".")
+        key = key or path
+        return ScenarioError(f"missing required key '{key}'", file=file, field_path=parent,
+                             line=nearest_line(lines, parent))
+    elif kind == "value_error":
+        message = str(cause) if cause is not None else message.removeprefix("Value error, ")
+    elif kind in _EXPECTED:
+        message = f"expected {_EXPECTED[kind]}, got {_describe(err['input'])}"
+    elif kind == "too_short":
+        n = ctx.get("min_length", 1)
+        message = f"needs at least {n} item{'s' if n != 1 else ''}"
+    elif kind in ("greater_than_equal", "greater_than"):
+        bound = ctx.get("ge", ctx.get("gt"))
+        message = f"must be {'>=' if kind == 'greater_than_equal' else '>'} {bound}, got {err['input']!r}"
+    elif kind == "literal_error":
+        message = f"expected {ctx.get('expected')}, got {_describe(err['input'])}"
+    return ScenarioError(message, file=file, field_path=path, line=nearest_line(lines, path))
+
+
+def _describe(value: object) -> str:
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
+
+
+def _all_keys() -> list[str]:
+    """Every key the format knows, to suggest the intended one for a misspelt key."""
+    keys: set[str] = set()
+    for value in vars(fmt).values():
+        if isinstance(value, type) and issubclass(value, BaseModel):
+            keys.update(f.alias or name for name, f in value.model_fields.items())
+    return sorted(keys)
+
+
+def _suggest_key(key: str) -> str:
+    close = difflib.get_close_matches(key, _all_keys(), n=1, cutoff=0.7)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+# ---------------------------------------------------------------- workload names
+
+
+def validate_against_workload(scenario: fmt.Scenario, shapes: Shapes) -> None:
+    """Refuse references to JobSets, replicated jobs or indexes that the manifests do not define.
+
+    ``shapes`` maps JobSet name -> replicated job name -> :class:`RJobShape` (the runner computes it from
+    the manifests). Raises :class:`ScenarioError` at the first bad reference, with its path and line.
+    """
+    checker = _WorkloadChecker(scenario, shapes)
+    for i, exp in enumerate(scenario.expect):
+        for j, milestone in enumerate(exp.order or []):
+            checker.milestone(milestone, f"expect[{i}].order[{j}]")
+        for key in ("happens", "never"):
+            if isinstance(getattr(exp, key), Milestone):
+                checker.milestone(getattr(exp, key), f"expect[{i}].{key}")
+        state = exp.state
+        if state is not None:
+            base = f"expect[{i}].final" if exp.final is not None else f"expect[{i}]"
+            checker.state(state, base)
+    for i, action in enumerate(scenario.actions):
+        checker.action(action, f"actions[{i}]")
+    for i, rule in enumerate(scenario.pods):
+        checker.pod_match(rule.match, f"pods[{i}].match")
+
+
+class _WorkloadChecker:
+    def __init__(self, scenario: fmt.Scenario, shapes: Shapes) -> None:
+        self.scenario = scenario
+        self.shapes = shapes
+
+    def fail(self, path: str, message: str) -> ScenarioError:
+        return ScenarioError(message, file=self.scenario.source, field_path=path, line=self.scenario.line_of(path))
+
+    def jobset(self, name: str | None, path: str, example: str) -> None:
+        if name is None:
+            if len(self.shapes) > 1:
+                raise self.fail(path, f"there are several JobSets ({_names(self.shapes)}): name one, e.g. {example}")
+        elif name not in self.shapes:
+            raise self.fail(path, f"no JobSet named '{name}'{_hint(name, self.shapes)} (have: {_names(self.shapes)})")
+
+    def rjob(self, jobset: str | None, rjob: str, path: str) -> list[str]:
+        if jobset is not None:
+            self.jobset(jobset, path, "")
+        owners = [js for js, rjobs in self.shapes.items() if rjob in rjobs and jobset in (None, js)]
+        if not owners:
+            known = {r for js, rjobs in self.shapes.items() if jobset in (None, js) for r in rjobs}
+            where = f" in JobSet '{jobset}'" if jobset else ""
+            raise self.fail(path, f"no replicated job '{rjob}'{where}{_hint(rjob, known)} (have: {_names(known)})")
+        return owners
+
+    def indexes(self, owners: list[str], rjob: str, job_index: int | None, pod_index: int | None, path: str) -> None:
+        replicas = max(self.shapes[js][rjob].replicas for js in owners)
+        pods = max(self.shapes[js][rjob].pods_per_job for js in owners)
+        if job_index is not None and job_index >= replicas:
+            raise self.fail(path, f"job index {job_index} is out of range: '{rjob}' has {replicas} Job(s)")
+        if pod_index is not None and pod_index >= pods:
+            raise self.fail(path, f"pod index {pod_index} is out of range: '{rjob}' Jobs have {pods} pod(s)")
+
+    def milestone(self, milestone: Milestone, path: str) -> None:
+        if milestone.kind == "JobSet":
+            self.jobset(milestone.jobset, path, f"'jobset {next(iter(self.shapes), 'NAME')} {milestone.event}'")
+            return
+        rjob = milestone.replicated_job or ""
+        owners = self.rjob(milestone.jobset, rjob, path)
+        if milestone.jobset is None and len(owners) > 1:
+            raise self.fail(path, f"replicated job '{rjob}' is in several JobSets ({_names(owners)}):"
+                                  f" prefix it, e.g. '{owners[0]}/{rjob}'")
+        self.indexes(owners, rjob, milestone.job_index, milestone.pod_index, path)
+
+    def pod_ref(self, ref: PodRef, path: str) -> None:
+        if ref.jobset is None and len(self.shapes) > 1:
+            raise self.fail(path, f"there are several JobSets ({_names(self.shapes)}): prefix the pod reference,"
+                                  f" e.g. '{next(iter(self.shapes))}/{ref}'")
+        owners = self.rjob(ref.jobset, ref.replicated_job, path)
+        self.indexes(owners, ref.replicated_job, ref.job_index, ref.pod_index, path)
+
+    def action(self, action: fmt.Action, path: str) -> None:
+        if action.when is not None:
+            self.milestone(action.when, f"{path}.when")
+        verb = action.verb
+        if verb in ("suspend", "resume"):
+            self.jobset(getattr(action, verb), f"{path}.{verb}", f"'{verb}: {next(iter(self.shapes), 'NAME')}'")
+        for target in (action.fail_pod, action.delete_pod, action.evict_pod):
+            if target is not None:
+                self.pod_ref(target.pod, f"{path}.{verb}.pod")
+        for obj in (action.patch, action.delete):
+            if obj is not None and obj.jobset is not None:
+                self.jobset(obj.jobset, f"{path}.{verb}.jobset", "jobset: NAME")
+
+    def state(self, state: fmt.StateCheck, base: str) -> None:
+        for name in state.jobsets or {}:
+            self.jobset(name, f"{base}.jobsets.{name}", "")
+        if state.jobset is None:
+            return
+        metadata = state.jobset.get("metadata")
+        name = state.jobset.get("name") or (metadata.get("name") if isinstance(metadata, Mapping) else None)
+        path = f"{base}.jobset.name" if "name" in state.jobset else f"{base}.jobset"
+        self.jobset(name if isinstance(name, str) else None, path, "with 'name: <jobset>' under 'jobset:'")
+
+    def pod_match(self, match: fmt.PodMatch, path: str) -> None:
+        if match.jobset is not None:
+            self.jobset(match.jobset, f"{path}.jobset", "")
+        if match.replicated_job is not None:
+            owners = self.rjob(match.jobset, match.replicated_job, f"{path}.replicatedJob")
+            self.indexes(owners, match.replicated_job, match.job_index, None, f"{path}.jobIndex")
+            self.indexes(owners, match.replicated_job, None, match.pod_index, f"{path}.podIndex")
+
+
+def _names(names: Iterable[str]) -> str:
+    return ", ".join(sorted(names)) or "none"
+
+
+def _hint(name: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""

@@ -1,0 +1,167 @@
+"""Turns the API server's watch stream into the run's trace of milestones-worthy moments.
+
+The recorder is a pure observer: it watches Pods, Jobs, Events and the workload's kind and appends
+:class:`TraceEvent` records when an object crosses a lifecycle edge (a pod becomes Ready, a Job
+Complete, a JobSet condition turns True). It never writes to the cluster. Every watch event also feeds a
+running hash of (type, kind, name, resourceVersion), so the digest covers every write of the run, not
+only the milestones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+from fakecluster.apiserver.server import WatchEvent
+from fakecluster.cluster import Cluster
+from fakecluster.objects import Obj, condition_true
+from fakecluster.scenario.trace import TraceEvent
+from fakecluster.workload import WorkloadPlugin
+
+_POD_PHASE_EVENTS = {"Running": "Running", "Succeeded": "Succeeded", "Failed": "Failed"}
+_JOB_CONDITIONS = ("Complete", "Failed")
+
+
+def _job_ready(job: Obj) -> bool:
+    """ready + succeeded >= min(parallelism, completions): JobSet's notion of a ready Job."""
+    spec = job.get("spec") or {}
+    status = job.get("status") or {}
+    want = spec.get("parallelism", 1)
+    completions = spec.get("completions")
+    if completions is not None and completions < want:
+        want = completions
+    return (status.get("ready") or 0) + (status.get("succeeded") or 0) >= want
+
+
+def _pod_ready(pod: Obj) -> bool:
+    return condition_true(pod, "Ready")
+
+
+class TraceRecorder:
+    """Collects the trace, the workload's Events and the write-log digest of one run."""
+
+    def __init__(self, cluster: Cluster, plugin: WorkloadPlugin) -> None:
+        self.cluster = cluster
+        self.plugin = plugin
+        self.trace: list[TraceEvent] = []
+        self.events: list[Obj] = []
+        self._event_index: dict[str, int] = {}
+        self._writes = hashlib.sha256()
+        self.listeners: list[Callable[[TraceEvent], None]] = []
+        server = cluster.server
+        server.watch("Pod", self._on_pod)
+        server.watch("Job", self._on_job)
+        server.watch(plugin.kind, self._on_workload)
+        if "Event" in server.kinds():
+            server.watch("Event", self._on_event)
+
+    def write_digest(self) -> str:
+        return self._writes.hexdigest()
+
+    def _emit(self, obj: Obj, kind: str, event: str, detail: str = "", *, own_name: bool = False) -> None:
+        meta = obj["metadata"]
+        slot = None if own_name else self.plugin.slot_of(obj)
+        record = TraceEvent(
+            time=self.cluster.clock.now,
+            seq=len(self.trace),
+            kind=kind,
+            namespace=meta.get("namespace", ""),
+            name=meta["name"],
+            event=event,
+            jobset=meta["name"] if own_name else (slot.owner if slot else None),
+            replicated_job=slot.group if slot else None,
+            job_index=slot.job_index if slot else None,
+            pod_index=slot.pod_index if slot else None,
+            attempt=slot.attempt if slot else None,
+            detail=detail,
+        )
+        self.trace.append(record)
+        for listener in self.listeners:
+            listener(record)
+
+    def _log_write(self, event: WatchEvent) -> None:
+        meta = event.object["metadata"]
+        self._writes.update(
+            f"{event.type} {event.kind} {meta.get('namespace', '')}/{meta['name']} {meta.get('resourceVersion')}\n".encode()
+        )
+
+    def _on_pod(self, event: WatchEvent) -> None:
+        self._log_write(event)
+        pod, old = event.object, event.old
+        if event.type == "ADDED":
+            self._emit(pod, "Pod", "Created")
+            return
+        if event.type == "DELETED":
+            self._emit(pod, "Pod", "Deleted")
+            return
+        assert old is not None
+        if pod["spec"].get("nodeName") and not old["spec"].get("nodeName"):
+            self._emit(pod, "Pod", "Scheduled", pod["spec"]["nodeName"])
+        phase = (pod.get("status") or {}).get("phase")
+        old_phase = (old.get("status") or {}).get("phase")
+        if phase != old_phase and phase in _POD_PHASE_EVENTS:
+            self._emit(pod, "Pod", _POD_PHASE_EVENTS[phase], _exit_detail(pod) if phase == "Failed" else "")
+        if _pod_ready(pod) and not _pod_ready(old):
+            self._emit(pod, "Pod", "Ready")
+
+    def _on_job(self, event: WatchEvent) -> None:
+        self._log_write(event)
+        job, old = event.object, event.old
+        if event.type == "ADDED":
+            self._emit(job, "Job", "Created")
+            return
+        if event.type == "DELETED":
+            self._emit(job, "Job", "Deleted")
+            return
+        assert old is not None
+        if _job_ready(job) and not _job_ready(old):
+            self._emit(job, "Job", "Ready")
+        for cond in _JOB_CONDITIONS:
+            if condition_true(job, cond) and not condition_true(old, cond):
+                reason = next(c.get("reason", "") for c in job["status"]["conditions"] if c["type"] == cond)
+                self._emit(job, "Job", cond, reason)
+        if condition_true(job, "Suspended") and not condition_true(old, "Suspended"):
+            self._emit(job, "Job", "Suspended")
+        elif condition_true(old, "Suspended") and not condition_true(job, "Suspended"):
+            self._emit(job, "Job", "Resumed")
+
+    def _on_workload(self, event: WatchEvent) -> None:
+        self._log_write(event)
+        obj, old = event.object, event.old
+        kind = self.plugin.kind
+        if event.type == "ADDED":
+            self._emit(obj, kind, "Created", own_name=True)
+            return
+        if event.type == "DELETED":
+            self._emit(obj, kind, "Deleted", own_name=True)
+            return
+        assert old is not None
+        for cond in (obj.get("status") or {}).get("conditions") or ():
+            if cond.get("status") == "True" and not condition_true(old, cond["type"]):
+                self._emit(obj, kind, cond["type"], cond.get("reason", ""), own_name=True)
+        restarts = (obj.get("status") or {}).get("restarts") or 0
+        if restarts > ((old.get("status") or {}).get("restarts") or 0):
+            self._emit(obj, kind, "Restarted", str(restarts), own_name=True)
+
+    def _on_event(self, event: WatchEvent) -> None:
+        self._log_write(event)
+        if event.type == "DELETED":
+            return
+        obj = event.object
+        regarding = obj.get("regarding") or obj.get("involvedObject") or {}
+        if regarding.get("kind") != self.plugin.kind:
+            return
+        name = obj["metadata"]["name"]
+        if name in self._event_index:
+            self.events[self._event_index[name]] = obj
+        else:
+            self._event_index[name] = len(self.events)
+            self.events.append(obj)
+
+
+def _exit_detail(pod: Obj) -> str:
+    for status in (pod.get("status") or {}).get("containerStatuses") or ():
+        terminated = (status.get("state") or {}).get("terminated")
+        if terminated and terminated.get("exitCode"):
+            return f"exitCode={terminated['exitCode']}"
+    return (pod.get("status") or {}).get("reason", "")

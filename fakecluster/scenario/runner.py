@@ -1,0 +1,318 @@
+"""Plays one scenario file on a fresh fake cluster and checks its expectations.
+
+Data flows one way: scenario → cluster (API server ← controllers ← clock) → trace → expectations. The
+only feedback is the one the format asks for: a ``when:`` action fires when its milestone shows up in
+the trace, as a person watching the cluster would react.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import traceback
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fakecluster import wallclock
+from fakecluster.apiserver.errors import ApiError
+from fakecluster.behaviour import PodTimings
+from fakecluster.cluster import Cluster, ClusterConfig, NodePool
+from fakecluster.objects import Obj
+from fakecluster.scenario.errors import ScenarioError
+from fakecluster.scenario.expectations import RunResult, check
+from fakecluster.scenario.format import Action, PodIdentity, Scenario, resolve_pod_rule
+from fakecluster.scenario.loader import load_scenario, validate_against_workload
+from fakecluster.scenario.milestones import PodRef, RJobShape
+from fakecluster.scenario.recorder import TraceRecorder
+from fakecluster.scenario.timeline import render_failure
+from fakecluster.scenario.trace import Snapshot, TraceEvent, trace_digest
+from fakecluster.workload import WorkloadPlugin, load_plugin
+
+SNAPSHOT_KINDS = ("JobSet", "Job", "Pod", "Service", "Node")
+
+
+@dataclass(slots=True)
+class ScenarioOutcome:
+    """What the CLI and the pytest item report for one scenario file."""
+
+    path: Path
+    name: str
+    seed: int
+    passed: bool
+    failures: list[str]
+    report: str
+    virtual_end: float = 0.0
+    wall_seconds: float = 0.0
+    digest: str = ""
+    events_run: int = 0
+    trace: list[TraceEvent] = field(default_factory=list)
+
+    def record(self) -> dict[str, Any]:
+        """The ``--json`` record (format doc: path, passed, failures, virtualEnd, digest at least)."""
+        return {
+            "path": str(self.path),
+            "name": self.name,
+            "seed": self.seed,
+            "passed": self.passed,
+            "failures": self.failures,
+            "virtualEnd": round(self.virtual_end, 6),
+            "wallSeconds": round(self.wall_seconds, 6),
+            "events": self.events_run,
+            "digest": self.digest,
+        }
+
+
+def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
+    """Scenario files under the given files/folders, sorted; and the paths that do not exist."""
+    files: list[Path] = []
+    missing: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()))
+        elif path.is_file():
+            files.append(path)
+        else:
+            missing.append(path)
+    return files, missing
+
+
+def run_scenario(path: Path, *, plugin: WorkloadPlugin | None = None) -> ScenarioOutcome:
+    """Load, play and check one file. Bad input becomes a failed outcome with a one-line error."""
+    started = wallclock.real_perf_counter()
+    try:
+        scenario = load_scenario(path)
+    except ScenarioError as err:
+        return ScenarioOutcome(path, path.stem, 0, False, [str(err)], str(err),
+                               wall_seconds=wallclock.real_perf_counter() - started)
+    plugin = plugin or load_plugin()
+    try:
+        run = ScenarioRun(scenario, path, plugin)
+        outcome = run.play()
+    except ScenarioError as err:
+        return ScenarioOutcome(path, scenario.name, scenario.seed, False, [str(err)], str(err),
+                               wall_seconds=wallclock.real_perf_counter() - started)
+    except Exception:  # a bug in the cluster or controller: report it with the seed, do not crash the run
+        text = f"{path}: internal error while playing the scenario (seed {scenario.seed}):\n{traceback.format_exc()}"
+        return ScenarioOutcome(path, scenario.name, scenario.seed, False, [text.splitlines()[0]], text,
+                               wall_seconds=wallclock.real_perf_counter() - started)
+    outcome.wall_seconds = wallclock.real_perf_counter() - started
+    return outcome
+
+
+class ScenarioRun:
+    """One play of a scenario: the cluster, the recorder, the actions and the snapshots."""
+
+    def __init__(self, scenario: Scenario, path: Path, plugin: WorkloadPlugin) -> None:
+        self.scenario = scenario
+        self.path = path
+        self.plugin = plugin
+        self.manifests = scenario.manifests()
+        self.shapes: dict[str, dict[str, RJobShape]] = {}
+        self.namespaces: dict[str, str] = {}
+        for manifest in self.manifests:
+            name, groups = plugin.shapes(manifest)
+            self.shapes[name] = {g: RJobShape(s.replicas, s.pods_per_job) for g, s in groups.items()}
+            self.namespaces[name] = (manifest.get("metadata") or {}).get("namespace") or "default"
+        validate_against_workload(scenario, self.shapes)
+        self._timings: dict[str, PodTimings] = {}
+        self.action_errors: list[str] = []
+        self.rejections: list[str] = []
+
+    # ----------------------------------------------------------------- set-up
+    def _config(self) -> ClusterConfig:
+        config = ClusterConfig(behaviour=self._behaviour, feature_gates=dict(self.scenario.cluster.feature_gates))
+        if self.scenario.cluster.nodes is not None:
+            config.nodes = [
+                NodePool(
+                    name=pool.name,
+                    count=pool.count,
+                    capacity=dict(pool.capacity) or NodePool("x").capacity,
+                    labels=dict(pool.labels),
+                    taints=[t.model_dump(by_alias=True, exclude_none=True) for t in pool.taints],
+                )
+                for pool in self.scenario.cluster.nodes
+            ]
+        return config
+
+    def _behaviour(self, pod: Obj) -> PodTimings:
+        """Resolve the ``pods:`` rules for a pod once (by uid) into the timings the emulators use."""
+        uid = pod["metadata"]["uid"]
+        cached = self._timings.get(uid)
+        if cached is not None:
+            return cached
+        slot = self.plugin.slot_of(pod)
+        identity = PodIdentity(
+            jobset=slot.owner if slot else None,
+            replicated_job=slot.group if slot else None,
+            job_index=slot.job_index if slot else None,
+            pod_index=slot.pod_index if slot else None,
+            attempt=slot.attempt if slot else None,
+            labels=pod["metadata"].get("labels") or {},
+        )
+        rule = resolve_pod_rule(self.scenario.pods, identity)
+        timings = PodTimings(
+            schedule=rule.schedule or 0.0,
+            pull=rule.pull or 0.0,
+            start=rule.start or 0.0,
+            ready=rule.ready,
+            exit_after=rule.exit.after if rule.exit is not None else None,
+            exit_code=rule.exit.code if rule.exit is not None else 0,
+            terminate=rule.terminate or 0.0,
+            jitter=rule.jitter or 0.0,
+        )
+        self._timings[uid] = timings
+        return timings
+
+    # ----------------------------------------------------------------- play
+    def play(self) -> ScenarioOutcome:
+        wallclock.freeze_once()
+        cluster = Cluster(self.scenario.seed, self._config())
+        cluster.clock.on_advance = wallclock.move_to
+        wallclock.move_to(0.0)
+        self.cluster = cluster
+        self.client = cluster.client("scenario")
+        self.controller = self.plugin.install(cluster, dict(self.scenario.cluster.feature_gates))
+        self.recorder = TraceRecorder(cluster, self.plugin)
+        self._pending_when: list[tuple[int, Action]] = []
+        for i, action in enumerate(self.scenario.actions):
+            if action.at is not None:
+                cluster.clock.call_at(action.at, self._fire, i, action)
+            else:
+                self._pending_when.append((i, action))
+        if self._pending_when:
+            self.recorder.listeners.append(self._watch_milestones)
+        for manifest in self.manifests:
+            try:
+                self.client.create(manifest)
+            except ApiError as err:
+                self.rejections.append(err.message)
+        snapshots: dict[float, Snapshot] = {}
+        until = self.scenario.until
+        for t in self.scenario.snapshot_times():
+            if t > until:
+                break
+            cluster.run(t)
+            snapshots[t] = self._snapshot(t)
+        cluster.run(until)
+        final = self._snapshot(cluster.clock.now)
+        result = RunResult(
+            trace=self.recorder.trace,
+            final=final,
+            snapshots=snapshots,
+            events=self.recorder.events,
+            rejection="\n".join(self.rejections) or None,
+            virtual_end=cluster.clock.now,
+            seed=self.scenario.seed,
+        )
+        failures = check(self.scenario, result)
+        messages = [f.summary for f in failures] + self.action_errors
+        report = ""
+        if messages:
+            report = render_failure(self.scenario, result, failures, self.shapes)
+            if self.action_errors:
+                report = "\n".join(self.action_errors) + "\n" + report
+        digest = hashlib.sha256(
+            (trace_digest(result.trace) + self.recorder.write_digest()).encode()
+        ).hexdigest()
+        return ScenarioOutcome(
+            path=self.path,
+            name=self.scenario.name,
+            seed=self.scenario.seed,
+            passed=not messages,
+            failures=messages,
+            report=report,
+            virtual_end=result.virtual_end,
+            digest=digest,
+            events_run=cluster.clock.events_run,
+            trace=result.trace,
+        )
+
+    def _snapshot(self, t: float) -> Snapshot:
+        server = self.cluster.server
+        return Snapshot(time=t, objects={k: server.list(k) for k in SNAPSHOT_KINDS if k in server.kinds()})
+
+    # ----------------------------------------------------------------- actions
+    def _watch_milestones(self, event: TraceEvent) -> None:
+        for entry in list(self._pending_when):
+            i, action = entry
+            milestone = action.when
+            assert milestone is not None
+            if milestone.kind != event.kind or milestone.event != event.event:
+                continue
+            hit = milestone.find(self.recorder.trace, self.shapes)
+            if hit is not None:
+                self._pending_when.remove(entry)
+                self.cluster.clock.call_at(hit.time + (action.after or 0.0), self._fire, i, action)
+
+    def _fire(self, index: int, action: Action) -> None:
+        where = f"actions[{index}] {action.verb} at {self.cluster.clock.now:g}s"
+        try:
+            self._apply(action)
+        except ApiError as err:
+            self.action_errors.append(f"{self.path}: {where}: {err.message}")
+        except LookupError as err:
+            self.action_errors.append(f"{self.path}: {where}: {err.args[0]}")
+
+    def _only_jobset(self, name: str | None) -> str:
+        if name is not None:
+            return name
+        names = list(self.shapes)
+        if len(names) != 1:
+            raise LookupError("several JobSets: name the one to act on")
+        return names[0]
+
+    def _apply(self, action: Action) -> None:
+        verb = action.verb
+        if verb in ("suspend", "resume"):
+            name = self._only_jobset(action.suspend if verb == "suspend" else action.resume)
+            self.client.patch(self.plugin.kind, self.namespaces.get(name, "default"), name,
+                              {"spec": {"suspend": verb == "suspend"}})
+        elif verb == "failPod":
+            assert action.fail_pod is not None
+            pod = self._find_pod(action.fail_pod.pod)
+            self.cluster.kubelet.fail_container(pod["metadata"]["namespace"], pod["metadata"]["name"],
+                                                action.fail_pod.exit_code)
+        elif verb == "deletePod":
+            assert action.delete_pod is not None
+            pod = self._find_pod(action.delete_pod.pod)
+            self.client.delete("Pod", pod["metadata"]["namespace"], pod["metadata"]["name"])
+        elif verb == "patch":
+            assert action.patch is not None
+            kind = self._kind(action.patch.kind)
+            self.client.patch(kind, self._namespace_for(action.patch.name), action.patch.name, action.patch.merge)
+        elif verb == "delete":
+            assert action.delete is not None
+            kind = self._kind(action.delete.kind)
+            self.client.delete(kind, self._namespace_for(action.delete.name), action.delete.name,
+                               propagation_policy="Background")
+
+    def _kind(self, kind: str) -> str:
+        return self.plugin.kind if kind == "JobSet" else kind
+
+    def _namespace_for(self, name: str) -> str:
+        if name in self.namespaces:
+            return self.namespaces[name]
+        namespaces = sorted(set(self.namespaces.values()))
+        return namespaces[0] if namespaces else "default"
+
+    def _find_pod(self, ref: PodRef) -> Obj:
+        """The current attempt's live pod in the referenced slot (a replacement counts)."""
+        jobset = self._only_jobset(ref.jobset)
+        owner = self.cluster.server.list(self.plugin.kind, self.namespaces.get(jobset, "default"))
+        workload = next((o for o in owner if o["metadata"]["name"] == jobset), None)
+        if workload is None:
+            raise LookupError(f"JobSet {jobset!r} does not exist")
+        attempt = self.plugin.current_attempt(workload)
+        candidates = []
+        for pod in self.cluster.server.list("Pod", self.namespaces.get(jobset, "default")):
+            slot = self.plugin.slot_of(pod)
+            if (slot is not None and slot.owner == jobset and slot.group == ref.replicated_job
+                    and slot.job_index == ref.job_index and slot.pod_index == ref.pod_index
+                    and slot.attempt == attempt):
+                candidates.append(pod)
+        live = [p for p in candidates if p["metadata"].get("deletionTimestamp") is None
+                and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
+        if not live:
+            raise LookupError(f"no running pod in slot {ref} (attempt {attempt})")
+        return max(live, key=lambda p: int(p["metadata"]["resourceVersion"]))

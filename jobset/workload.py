@@ -1,0 +1,86 @@
+"""JobSet as a fakecluster workload plugin (entry point ``fakecluster.workloads: jobset``).
+
+Installs the JobSet kind with its CRD strategy and webhooks into a cluster's API server, starts the
+controller against a client (never the store), and tells the scenario layer how JobSet pods and Jobs map
+to replicated jobs and slots through the labels the controller and the Job controller put on them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakecluster.cluster import Cluster
+from fakecluster.objects import Obj
+from fakecluster.workload import GroupShape, Slot
+
+JOBSET_NAME_KEY = "jobset.sigs.k8s.io/jobset-name"
+REPLICATED_JOB_NAME_KEY = "jobset.sigs.k8s.io/replicatedjob-name"
+JOB_INDEX_KEY = "jobset.sigs.k8s.io/job-index"
+RESTARTS_KEY = "jobset.sigs.k8s.io/restart-attempt"
+COMPLETION_INDEX_KEY = "batch.kubernetes.io/job-completion-index"
+
+
+def _int_or_none(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+class JobSetWorkload:
+    kind = "JobSet"
+
+    def __init__(self) -> None:
+        self.controller_latency = 0.0
+
+    def install(self, cluster: Cluster, feature_gates: dict[str, bool]) -> Any:
+        from jobset.features import FeatureGates
+        from jobset.webhooks import register
+
+        gates = FeatureGates.from_dict(feature_gates)
+        register(cluster.server, gates, cluster.rng("jobset-webhook"))
+        cluster.workload_gates = gates  # type: ignore[attr-defined]
+        return self._start(cluster, gates)
+
+    def _start(self, cluster: Cluster, gates: Any) -> Any:
+        from jobset.controller import JobSetController
+
+        return JobSetController(cluster.client("jobset-controller"), cluster.clock, gates=gates,
+                                latency=self.controller_latency)
+
+    def restart_controller(self, cluster: Cluster, controller: Any) -> Any:
+        controller.stop()
+        return self._start(cluster, cluster.workload_gates)  # type: ignore[attr-defined]
+
+    def shapes(self, manifest: Obj) -> tuple[str, dict[str, GroupShape]]:
+        meta = manifest.get("metadata") or {}
+        name = meta.get("name") or meta.get("generateName") or ""
+        groups: dict[str, GroupShape] = {}
+        for rjob in (manifest.get("spec") or {}).get("replicatedJobs") or ():
+            if not isinstance(rjob, dict):
+                continue
+            job_spec = ((rjob.get("template") or {}).get("spec") or {})
+            completions = job_spec.get("completions")
+            parallelism = job_spec.get("parallelism")
+            pods = completions if completions is not None else parallelism if parallelism is not None else 1
+            groups[str(rjob.get("name", ""))] = GroupShape(replicas=int(rjob.get("replicas", 1)), pods_per_job=int(pods))
+        return name, groups
+
+    def slot_of(self, obj: Obj) -> Slot | None:
+        labels = obj["metadata"].get("labels") or {}
+        owner = labels.get(JOBSET_NAME_KEY)
+        if owner is None:
+            return None
+        return Slot(
+            owner=owner,
+            group=labels.get(REPLICATED_JOB_NAME_KEY, ""),
+            job_index=_int_or_none(labels.get(JOB_INDEX_KEY)),
+            pod_index=_int_or_none(labels.get(COMPLETION_INDEX_KEY)) if obj.get("kind") == "Pod" else None,
+            attempt=_int_or_none(labels.get(RESTARTS_KEY)),
+        )
+
+    def current_attempt(self, workload_obj: Obj) -> int:
+        return int((workload_obj.get("status") or {}).get("restarts") or 0)
+
+
+plugin = JobSetWorkload()
