@@ -102,12 +102,16 @@ FAIL_JOBSET_ACTION_MESSAGE = "applying FailJobSet failure policy action"
 RESTART_JOBSET_ACTION_REASON = "RestartJobSetFailurePolicyAction"
 RESTART_JOBSET_ACTION_MESSAGE = "applying RestartJobSet failure policy action"
 RESTART_JOBSET_AND_IGNORE_MAX_RESTARTS_ACTION_REASON = "RestartJobSetAndIgnoreMaxRestartsFailurePolicyAction"
-RESTART_JOBSET_AND_IGNORE_MAX_RESTARTS_ACTION_MESSAGE = "applying RestartJobSetAndIgnoreMaxRestarts failure policy action"
+RESTART_JOBSET_AND_IGNORE_MAX_RESTARTS_ACTION_MESSAGE = (
+    "applying RestartJobSetAndIgnoreMaxRestarts failure policy action"
+)
 PVC_CREATION_FAILED_REASON = "PVCCreationFailed"
 RESTART_JOB_ACTION_REASON = "RestartJobFailurePolicyAction"
 RESTART_JOB_ACTION_MESSAGE = "applying RestartJob failure policy action"
 RESTART_JOB_AND_IGNORE_MAX_RESTARTS_ACTION_REASON = "RestartJobAndIgnoreMaxRestartsFailurePolicyAction"
-RESTART_JOB_AND_IGNORE_MAX_RESTARTS_ACTION_MESSAGE = "applying RestartJobAndIgnoreMaxRestarts failure policy action"
+RESTART_JOB_AND_IGNORE_MAX_RESTARTS_ACTION_MESSAGE = (
+    "applying RestartJobAndIgnoreMaxRestarts failure policy action"
+)
 
 # --- enums (generated CRD) ----------------------------------------------------------------------------
 DependsOnStatus = Literal["Ready", "Complete"]

@@ -11,11 +11,13 @@ user of a real cluster sees for the same mistake:
 Paths use the JSON (alias) names, list indices and map keys in brackets, like ``field.Path``:
 ``spec.replicatedJobs[0].template.spec.template.spec.containers[1].resources.limits[cpu]``.
 
-Cost, measured with pydantic 2.14 / pydantic-core 2.50 on CPython 3.11 (one core of the CI container):
-validating a typical 2-container Pod (metadata with labels, annotations and an owner reference, env,
-ports, resources, a readiness probe, tolerations, a status with conditions and container statuses) takes
-about 20 µs per ``validate_model`` call; a JobSet with two replicated Jobs about 30 µs. The error
-translation below only runs for invalid objects.
+Cost, measured with pydantic 2.14.4 / pydantic-core 2.50.5 on CPython 3.11 (CI container, best of 5 x
+20 000 calls): ``validate_model(Pod, pod)`` on a typical running 2-container JobSet pod (10 labels,
+owner reference, finalizer, env, ports, resources, probe, 2 tolerations, 5 conditions, 2 container
+statuses) takes ~29 µs; a JobSet with two replicated Jobs (``simple-paralleljobs.yaml``) ~17 µs; ``dump``
+of that Pod ~15 µs. Nearly all of it is pydantic-core building ~25 nested instances; lax mode, JSON
+input or dropping the wire-names-only flag change it by less than 5 %. Error translation below only
+runs for invalid objects.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import re
 import types
 import typing
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cache
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -80,6 +82,8 @@ def validate_model(
 
     ``root`` prefixes every path, for validating a sub-tree (``validate_model(PodStatus, s, "status")``).
     """
+    if not isinstance(obj, dict) and isinstance(obj, Mapping):
+        obj = dict(obj)  # strict mode takes only real dicts as model input
     try:
         return model.model_validate(obj, **_WIRE_NAMES_ONLY), []
     except ValidationError as exc:
@@ -139,15 +143,21 @@ def _field_error(path: str, error: Any) -> FieldError:
     if kind == "string_pattern_mismatch":
         pattern = ctx.get("pattern", "")
         if pattern == QUANTITY_PATTERN:
-            return FieldError.invalid(path, value, f"quantities must match the regular expression '{pattern}'")
+            return FieldError.invalid(
+                path, value, f"quantities must match the regular expression '{pattern}'"
+            )
         return FieldError.invalid(path, value, f"{path} in body should match '{pattern}'")
     if kind == "string_too_short":
-        return FieldError.invalid(path, value, f"{path} in body should be at least {ctx.get('min_length')} chars long")
+        return FieldError.invalid(
+            path, value, f"{path} in body should be at least {ctx.get('min_length')} chars long"
+        )
     if kind == "string_too_long":
         return FieldError.too_long(path, value, ctx.get("max_length", 0))
     if kind == "too_long":
         actual = ctx.get("actual_length")
-        return FieldError("TooMany", path, f"Too many: {actual}: must have at most {ctx.get('max_length')} items", actual)
+        return FieldError(
+            "TooMany", path, f"Too many: {actual}: must have at most {ctx.get('max_length')} items", actual
+        )
     return FieldError.invalid(path, value, error.get("msg", kind))
 
 
@@ -227,7 +237,6 @@ def _is_model(node: Any) -> bool:
     return isinstance(node, type) and issubclass(node, BaseModel)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fields_by_alias(model: type[BaseModel]) -> dict[str, Any]:
     return {(info.alias or name): info.annotation for name, info in model.model_fields.items()}
-

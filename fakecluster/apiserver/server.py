@@ -339,7 +339,8 @@ class ApiServer:
                     )])
             new = self._admit("UPDATE", kind, new, old, mutate=True)
             rtype.strategy.prepare_for_update(new, old)
-            errs = self._meta_errors(new["metadata"], rtype) + rtype.schema_errors(new)
+            body = {k: v for k, v in new.items() if k != "status"} if rtype.status_subresource else new
+            errs = self._meta_errors(new["metadata"], rtype) + rtype.schema_errors(body)
             if not errs:
                 errs = rtype.strategy.validate(new) + rtype.strategy.validate_update(new, old)
         if errs:

@@ -92,7 +92,9 @@ def _manifest(value: object) -> dict[str, Any]:
     if not isinstance(value, Mapping):
         raise ValueError("expected a JobSet manifest (a mapping) or {file: relative/path.yaml}")
     if set(value) == {"file"}:
-        raise ValueError("a {file: ...} manifest reference is resolved by load_scenario(); load the file with it")
+        raise ValueError(
+            "a {file: ...} manifest reference is resolved by load_scenario(); load the file with it"
+        )
     return dict(value)
 
 
@@ -314,9 +316,13 @@ class Action(_Model):
         if (self.at is None) == (self.when is None):
             raise ValueError("an action needs exactly one of 'at' (a time) or 'when' (a milestone)")
         if self.after is not None and self.when is None:
-            raise FieldProblem("'after' delays a 'when' action; with 'at' put the delay into the time", "after")
+            raise FieldProblem(
+                "'after' delays a 'when' action; with 'at' put the delay into the time", "after"
+            )
         if verbs[0] in UNSUPPORTED_ACTIONS:
-            raise FieldProblem(f"action '{verbs[0]}' is not supported yet (planned for a later release)", verbs[0])
+            raise FieldProblem(
+                f"action '{verbs[0]}' is not supported yet (planned for a later release)", verbs[0]
+            )
         return self
 
     @property
@@ -386,7 +392,9 @@ class Expectation(_Model):
         kinds = [k for k in EXPECTATION_KINDS if k in self.model_fields_set]
         if len(kinds) != 1:
             got = ", ".join(kinds) if kinds else "none"
-            raise ValueError(f"an expectation needs exactly one of {', '.join(EXPECTATION_KINDS)} (got {got})")
+            raise ValueError(
+                f"an expectation needs exactly one of {', '.join(EXPECTATION_KINDS)} (got {got})"
+            )
         kind = kinds[0]
         if getattr(self, kind) is None:
             raise FieldProblem(f"'{kind}' needs a value", kind)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -41,9 +41,13 @@ def load_scenario(path: Path) -> fmt.Scenario:
         raise ScenarioError(f"cannot read the scenario file: {exc}", file=path) from None
     data, lines = _parse_yaml(text, path)
     if data is None:
-        raise ScenarioError("the file is empty; a scenario needs at least 'jobset' or 'jobsets' and 'expect'", file=path)
+        raise ScenarioError(
+            "the file is empty; a scenario needs at least 'jobset' or 'jobsets' and 'expect'", file=path
+        )
     if not isinstance(data, dict):
-        raise ScenarioError(f"a scenario is a mapping of keys (jobset, expect, ...), got {_describe(data)}", file=path, line=1)
+        raise ScenarioError(
+            f"a scenario is a mapping of keys (jobset, expect, ...), got {_describe(data)}", file=path, line=1
+        )
     _resolve_manifest_refs(data, path, lines)
     try:
         scenario = fmt.Scenario.model_validate(data, context={"default_name": path.stem})
@@ -87,8 +91,9 @@ def _map_lines(node: yaml.Node, path: str, lines: dict[str, int], file: Path, de
             key = str(key_node.value)
             child = join_path(path, key)
             if key in seen:
-                raise ScenarioError(f"duplicate key '{key}'", file=file, field_path=child,
-                                    line=key_node.start_mark.line + 1)
+                raise ScenarioError(
+                    f"duplicate key '{key}'", file=file, field_path=child, line=key_node.start_mark.line + 1
+                )
             seen.add(key)
             lines[child] = key_node.start_mark.line + 1
             _map_lines(value_node, child, lines, file, depth + 1)
@@ -133,7 +138,9 @@ def _read_manifest_ref(value: Mapping[str, Any], path: str, file: Path, lines: d
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise fail(f"manifest file '{ref}'{where} is not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
+        raise fail(
+            f"manifest file '{ref}'{where} is not valid YAML: {getattr(exc, 'problem', None) or exc}"
+        ) from None
     if len(documents) != 1 or not isinstance(documents[0], dict):
         raise fail(f"manifest file '{ref}' must hold exactly one YAML mapping (a JobSet manifest)")
     return documents[0]
@@ -147,8 +154,12 @@ def _from_validation(exc: ValidationError, file: Path, lines: dict[str, int]) ->
     first = min(errors, key=lambda e: (e.line is None, e.line or 0))
     if len(errors) > 1:
         more = len(errors) - 1
-        return ScenarioError(f"{first.message} (and {more} more problem{'s' if more > 1 else ''})",
-                             file=file, field_path=first.field_path, line=first.line)
+        return ScenarioError(
+            f"{first.message} (and {more} more problem{'s' if more > 1 else ''})",
+            file=file,
+            field_path=first.field_path,
+            line=first.line,
+        )
     return first
 
 
@@ -164,12 +175,13 @@ def _convert(err: ErrorDetails, file: Path, lines: dict[str, int]) -> ScenarioEr
         path = f"{path}{sub}" if sub.startswith("[") else join_path(path, sub)
     if kind == "extra_forbidden":
         key = str(err["loc"][-1])
-        message = f"unknown key '{key}'{_suggest_key(key)}"
+        message = f"unknown key '{key}'{_suggest_key(tuple(err['loc']))}"
     elif kind == "missing":
         parent, _, key = path.rpartition(".")
         key = key or path
-        return ScenarioError(f"missing required key '{key}'", file=file, field_path=parent,
-                             line=nearest_line(lines, parent))
+        return ScenarioError(
+            f"missing required key '{key}'", file=file, field_path=parent, line=nearest_line(lines, parent)
+        )
     elif kind == "value_error":
         message = str(cause) if cause is not None else message.removeprefix("Value error, ")
     elif kind in _EXPECTED:
@@ -197,17 +209,31 @@ def _describe(value: object) -> str:
     return repr(value)
 
 
-def _all_keys() -> list[str]:
-    """Every key the format knows, to suggest the intended one for a misspelt key."""
-    keys: set[str] = set()
-    for value in vars(fmt).values():
-        if isinstance(value, type) and issubclass(value, BaseModel):
-            keys.update(f.alias or name for name, f in value.model_fields.items())
-    return sorted(keys)
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model inside a field's type (``list[PodRule] | None`` -> ``PodRule``), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
 
 
-def _suggest_key(key: str) -> str:
-    close = difflib.get_close_matches(key, _all_keys(), n=1, cutoff=0.7)
+def _suggest_key(loc: tuple[int | str, ...]) -> str:
+    """Suggest the key the author meant, from the keys the model at that location accepts."""
+    model: type[BaseModel] | None = fmt.Scenario
+    for part in loc[:-1]:
+        if model is None:
+            return ""
+        if isinstance(part, int):
+            continue
+        fields = {f.alias or name: f for name, f in model.model_fields.items()}
+        model = _model_in(fields[part].annotation) if part in fields else None
+    if model is None:
+        return ""
+    keys = sorted(f.alias or name for name, f in model.model_fields.items())
+    close = difflib.get_close_matches(str(loc[-1]), keys, n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
@@ -243,14 +269,20 @@ class _WorkloadChecker:
         self.shapes = shapes
 
     def fail(self, path: str, message: str) -> ScenarioError:
-        return ScenarioError(message, file=self.scenario.source, field_path=path, line=self.scenario.line_of(path))
+        return ScenarioError(
+            message, file=self.scenario.source, field_path=path, line=self.scenario.line_of(path)
+        )
 
     def jobset(self, name: str | None, path: str, example: str) -> None:
         if name is None:
             if len(self.shapes) > 1:
-                raise self.fail(path, f"there are several JobSets ({_names(self.shapes)}): name one, e.g. {example}")
+                raise self.fail(
+                    path, f"there are several JobSets ({_names(self.shapes)}): name one, e.g. {example}"
+                )
         elif name not in self.shapes:
-            raise self.fail(path, f"no JobSet named '{name}'{_hint(name, self.shapes)} (have: {_names(self.shapes)})")
+            raise self.fail(
+                path, f"no JobSet named '{name}'{_hint(name, self.shapes)} (have: {_names(self.shapes)})"
+            )
 
     def rjob(self, jobset: str | None, rjob: str, path: str) -> list[str]:
         if jobset is not None:
@@ -259,10 +291,14 @@ class _WorkloadChecker:
         if not owners:
             known = {r for js, rjobs in self.shapes.items() if jobset in (None, js) for r in rjobs}
             where = f" in JobSet '{jobset}'" if jobset else ""
-            raise self.fail(path, f"no replicated job '{rjob}'{where}{_hint(rjob, known)} (have: {_names(known)})")
+            raise self.fail(
+                path, f"no replicated job '{rjob}'{where}{_hint(rjob, known)} (have: {_names(known)})"
+            )
         return owners
 
-    def indexes(self, owners: list[str], rjob: str, job_index: int | None, pod_index: int | None, path: str) -> None:
+    def indexes(
+        self, owners: list[str], rjob: str, job_index: int | None, pod_index: int | None, path: str
+    ) -> None:
         replicas = max(self.shapes[js][rjob].replicas for js in owners)
         pods = max(self.shapes[js][rjob].pods_per_job for js in owners)
         if job_index is not None and job_index >= replicas:
@@ -272,19 +308,27 @@ class _WorkloadChecker:
 
     def milestone(self, milestone: Milestone, path: str) -> None:
         if milestone.kind == "JobSet":
-            self.jobset(milestone.jobset, path, f"'jobset {next(iter(self.shapes), 'NAME')} {milestone.event}'")
+            self.jobset(
+                milestone.jobset, path, f"'jobset {next(iter(self.shapes), 'NAME')} {milestone.event}'"
+            )
             return
         rjob = milestone.replicated_job or ""
         owners = self.rjob(milestone.jobset, rjob, path)
         if milestone.jobset is None and len(owners) > 1:
-            raise self.fail(path, f"replicated job '{rjob}' is in several JobSets ({_names(owners)}):"
-                                  f" prefix it, e.g. '{owners[0]}/{rjob}'")
+            raise self.fail(
+                path,
+                f"replicated job '{rjob}' is in several JobSets ({_names(owners)}):"
+                f" prefix it, e.g. '{owners[0]}/{rjob}'",
+            )
         self.indexes(owners, rjob, milestone.job_index, milestone.pod_index, path)
 
     def pod_ref(self, ref: PodRef, path: str) -> None:
         if ref.jobset is None and len(self.shapes) > 1:
-            raise self.fail(path, f"there are several JobSets ({_names(self.shapes)}): prefix the pod reference,"
-                                  f" e.g. '{next(iter(self.shapes))}/{ref}'")
+            raise self.fail(
+                path,
+                f"there are several JobSets ({_names(self.shapes)}): prefix the pod reference,"
+                f" e.g. '{next(iter(self.shapes))}/{ref}'",
+            )
         owners = self.rjob(ref.jobset, ref.replicated_job, path)
         self.indexes(owners, ref.replicated_job, ref.job_index, ref.pod_index, path)
 
@@ -293,7 +337,9 @@ class _WorkloadChecker:
             self.milestone(action.when, f"{path}.when")
         verb = action.verb
         if verb in ("suspend", "resume"):
-            self.jobset(getattr(action, verb), f"{path}.{verb}", f"'{verb}: {next(iter(self.shapes), 'NAME')}'")
+            self.jobset(
+                getattr(action, verb), f"{path}.{verb}", f"'{verb}: {next(iter(self.shapes), 'NAME')}'"
+            )
         for target in (action.fail_pod, action.delete_pod, action.evict_pod):
             if target is not None:
                 self.pod_ref(target.pod, f"{path}.{verb}.pod")

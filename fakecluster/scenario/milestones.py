@@ -148,7 +148,9 @@ class Milestone:
 def parse_milestone(text: str) -> Milestone:
     """Parse a milestone phrase; ``ValueError`` names the word that does not fit the grammar."""
     if not isinstance(text, str):
-        raise ValueError(f"expected a milestone phrase (a string) such as 'all node pods Ready', got {text!r}")
+        raise ValueError(
+            f"expected a milestone phrase (a string) such as 'all node pods Ready', got {text!r}"
+        )
     words = text.split()
     canonical = " ".join(words)
     if not words:
@@ -169,7 +171,8 @@ def _parse_jobset_milestone(text: str, rest: list[str]) -> Milestone:
     event = rest[-1]
     if event not in JOBSET_MILESTONE_EVENTS:
         raise ValueError(
-            f"milestone '{text}': unknown JobSet condition '{event}'{_suggest(event, JOBSET_MILESTONE_EVENTS)};"
+            f"milestone '{text}': unknown JobSet condition '{event}'"
+            f"{_suggest(event, JOBSET_MILESTONE_EVENTS)};"
             f" expected one of {', '.join(JOBSET_MILESTONE_EVENTS)}"
         )
     return Milestone(text=text, kind="JobSet", event=event, jobset=rest[0] if len(rest) == 2 else None)
@@ -182,11 +185,14 @@ def _parse_object_milestone(text: str, words: list[str]) -> Milestone:
     match = _TARGET.fullmatch(target)
     if match is None:
         raise ValueError(
-            f"milestone '{text}': cannot read '{target}' as [<jobset>/]<replicatedJob>[<jobIndex>[/<podIndex>]]"
+            f"milestone '{text}': cannot read '{target}'"
+            " as [<jobset>/]<replicatedJob>[<jobIndex>[/<podIndex>]]"
         )
     if noun not in ("pods", "jobs"):
-        raise ValueError(f"milestone '{text}': expected 'pods' or 'jobs' after '{target}', not '{noun}'"
-                         f"{_suggest(noun, ('pods', 'jobs'))}")
+        raise ValueError(
+            f"milestone '{text}': expected 'pods' or 'jobs' after '{target}', not '{noun}'"
+            f"{_suggest(noun, ('pods', 'jobs'))}"
+        )
     kind: Literal["Pod", "Job"] = "Pod" if noun == "pods" else "Job"
     allowed = POD_EVENTS if kind == "Pod" else JOB_EVENTS
     if event not in allowed:
@@ -199,7 +205,9 @@ def _parse_object_milestone(text: str, words: list[str]) -> Milestone:
     attempt = 0
     if len(words) == 6:
         if words[4] != "attempt" or not words[5].isdigit():
-            raise ValueError(f"milestone '{text}': expected 'attempt <n>' at the end, got '{words[4]} {words[5]}'")
+            raise ValueError(
+                f"milestone '{text}': expected 'attempt <n>' at the end, got '{words[4]} {words[5]}'"
+            )
         attempt = int(words[5])
     return Milestone(
         text=text,

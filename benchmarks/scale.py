@@ -1,0 +1,77 @@
+"""Scale benchmark: a driver-first JobSet with 1,000 / 2,000 / 4,000 / 8,000 worker pods run to completion.
+
+Run on demand (never in CI): ``python benchmarks/scale.py [--sizes 1000 2000] [--pods-per-job 500]``.
+Prints pods, events (clock callbacks run), API writes, wall seconds and virtual seconds per wall second.
+The scenario goes through the real runner, so the figures include the trace recorder and the checks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+from fakecluster.scenario.runner import run_scenario
+
+
+def scenario(workers: int, pods_per_job: int) -> dict[str, object]:
+    replicas = max(workers // pods_per_job, 1)
+    per_job = workers // replicas
+    container = {"name": "worker", "image": "python:3.11", "command": ["sleep", "30"]}
+    return {
+        "name": f"scale-{workers}",
+        "seed": 1,
+        "until": "2h",
+        "pods": [
+            {"match": {"replicatedJob": "driver"}, "pull": "5s", "start": "1s", "ready": "2s", "exit": "never"},
+            {"match": {"replicatedJob": "workers"}, "pull": "20s", "start": "1s", "ready": "1s", "jitter": "5s"},
+        ],
+        "jobset": {
+            "apiVersion": "jobset.x-k8s.io/v1alpha2",
+            "kind": "JobSet",
+            "metadata": {"name": "scale"},
+            "spec": {
+                "startupPolicy": {"startupPolicyOrder": "InOrder"},
+                "successPolicy": {"operator": "All", "targetReplicatedJobs": ["workers"]},
+                "replicatedJobs": [
+                    {"name": "driver", "template": {"spec": {"template": {"spec": {
+                        "containers": [{"name": "driver", "image": "spark:3.5.0", "command": ["driver"]}]}}}}},
+                    {"name": "workers", "replicas": replicas, "template": {"spec": {
+                        "parallelism": per_job, "completions": per_job, "backoffLimit": 0,
+                        "template": {"spec": {"containers": [container]}}}}},
+                ],
+            },
+        },
+        "expect": [
+            {"order": ["all driver pods Ready", "first workers pods Created"]},
+            {"happens": "jobset Completed"},
+        ],
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 4000, 8000])
+    parser.add_argument("--pods-per-job", type=int, default=500)
+    args = parser.parse_args()
+    print(f"{'pods':>6} {'jobs':>5} {'events':>8} {'wall s':>8} {'virtual s':>10} {'virt/wall':>10}  result")
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in args.sizes:
+            path = Path(tmp) / f"scale-{size}.yaml"
+            path.write_text(yaml.safe_dump(scenario(size, args.pods_per_job)))
+            started = time.perf_counter()
+            outcome = run_scenario(path)
+            wall = time.perf_counter() - started
+            jobs = max(size // args.pods_per_job, 1) + 1
+            status = "ok" if outcome.passed else "FAILED: " + "; ".join(outcome.failures)[:200]
+            print(f"{size:>6} {jobs:>5} {outcome.events_run:>8} {wall:>8.2f} {outcome.virtual_end:>10.1f} "
+                  f"{outcome.virtual_end / wall:>10.1f}  {status}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

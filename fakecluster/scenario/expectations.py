@@ -1,0 +1,248 @@
+"""Check a scenario's ``expect:`` list against what a run produced, one :class:`Failure` per broken item.
+
+This is a pure function of the scenario and a :class:`RunResult`, so the runner, the pytest plugin and
+unit tests share one definition of "passed". Each failure carries a one-line summary written for the
+person reading a CI log (which expectation, what happened instead, at what virtual time) and the names
+whose slice of the timeline explains it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any
+
+from fakecluster.scenario.durations import format_seconds
+from fakecluster.scenario.format import Expectation, Scenario, StateCheck
+from fakecluster.scenario.matching import show, subset_match
+from fakecluster.scenario.milestones import Milestone, Shapes, workload_shapes
+from fakecluster.scenario.trace import Snapshot, TraceEvent
+
+__all__ = ["Failure", "RunResult", "check"]
+
+_COUNT_KINDS = {"jobs": "Job", "pods": "Pod", "services": "Service", "jobsets": "JobSet", "nodes": "Node"}
+
+
+@dataclass(slots=True)
+class RunResult:
+    """Everything a run leaves behind that expectations may look at."""
+
+    trace: list[TraceEvent]
+    final: Snapshot
+    snapshots: dict[float, Snapshot]
+    events: list[dict[str, Any]]
+    rejection: str | None
+    virtual_end: float
+    seed: int
+
+
+@dataclass(slots=True)
+class Failure:
+    """One broken expectation; ``index`` is its position in ``expect`` (-1: an unexpected rejection)."""
+
+    index: int
+    summary: str
+    related: list[str] = field(default_factory=list)
+
+
+def check(scenario: Scenario, result: RunResult, shapes: Shapes | None = None) -> list[Failure]:
+    """Every failed expectation, in file order. ``shapes`` defaults to the manifests' own shape."""
+    if shapes is None:
+        shapes = workload_shapes(scenario.manifests())
+    failures: list[Failure] = []
+    if result.rejection is not None and not any(e.rejected is not None for e in scenario.expect):
+        failures.append(Failure(-1, f"the manifest was rejected: {result.rejection}"))
+    for index, expectation in enumerate(scenario.expect):
+        failure = _check_one(index, expectation, result, shapes)
+        if failure is not None:
+            failures.append(failure)
+    return failures
+
+
+def _check_one(index: int, exp: Expectation, result: RunResult, shapes: Shapes) -> Failure | None:
+    head = f"expect[{index}] {exp.kind}"
+    try:
+        if exp.order is not None:
+            return _order(index, head, exp.order, result, shapes)
+        if exp.happens is not None:
+            return _happens(index, head, exp.happens, exp, result=result, shapes=shapes)
+        if exp.never is not None:
+            return _never(index, head, exp.never, result, shapes)
+        if exp.events is not None:
+            return _events(index, head, exp.events.contains, result.events)
+        if exp.rejected is not None:
+            return _rejected(index, head, exp.rejected.message, result.rejection)
+        state = exp.state
+        return _state(index, exp, state, result) if state is not None else None
+    except ValueError as exc:
+        return Failure(index, f"{head}: {exc}")
+
+
+def _when(event: TraceEvent | None) -> str:
+    return f"at {format_seconds(event.time)}" if event is not None else "never happened"
+
+
+def _order(
+    index: int, head: str, order: Sequence[Milestone], result: RunResult, shapes: Shapes
+) -> Failure | None:
+    related = [m.text for m in order]
+    found = [m.find(result.trace, shapes) for m in order]
+    missing = [f"'{m}'" for m, e in zip(order, found, strict=True) if e is None]
+    if missing:
+        ended = format_seconds(result.virtual_end)
+        return Failure(index, f"{head}: {', '.join(missing)} never happened (run ended at {ended})", related)
+    hits = [(m, e) for m, e in zip(order, found, strict=True) if e is not None]
+    for (m1, e1), (m2, e2) in pairwise(hits):
+        if (e1.time, e1.seq) >= (e2.time, e2.seq):
+            same = ", the same event" if e1.seq == e2.seq else ""
+            return Failure(
+                index,
+                f"{head}: '{m1}' ({_when(e1)}) is not before '{m2}' ({_when(e2)}{same})",
+                related,
+            )
+    return None
+
+
+def _happens(
+    index: int, head: str, milestone: Milestone, exp: Expectation, *, result: RunResult, shapes: Shapes
+) -> Failure | None:
+    event = milestone.find(result.trace, shapes)
+    related = [milestone.text]
+    if event is None:
+        ended = format_seconds(result.virtual_end)
+        return Failure(index, f"{head}: '{milestone}' never happened (run ended at {ended})", related)
+    if exp.by is not None and event.time > exp.by:
+        return Failure(
+            index,
+            f"{head}: '{milestone}' happened {_when(event)}, after the deadline {format_seconds(exp.by)}",
+            related,
+        )
+    if exp.after is not None and event.time < exp.after:
+        return Failure(
+            index,
+            f"{head}: '{milestone}' happened {_when(event)}, before {format_seconds(exp.after)}",
+            related,
+        )
+    return None
+
+
+def _never(index: int, head: str, milestone: Milestone, result: RunResult, shapes: Shapes) -> Failure | None:
+    event = milestone.find(result.trace, shapes)
+    if event is None:
+        return None
+    detail = f": {event.detail}" if event.detail else ""
+    what = f"{event.kind} {event.namespace}/{event.name}{detail}"
+    return Failure(index, f"{head}: '{milestone}' happened {_when(event)} ({what})", [milestone.text])
+
+
+def _event_matches(partial: Mapping[str, Any], event: Mapping[str, Any]) -> bool:
+    """``message``/``note`` match the event's note or message, exactly or as a substring; the rest is a
+    subset match (``regarding: {name: mpi}``)."""
+    texts = [str(event[k]) for k in ("note", "message") if event.get(k) is not None]
+    for key, want in partial.items():
+        if key in ("message", "note"):
+            if not any(str(want) == text or str(want) in text for text in texts):
+                return False
+        elif subset_match({key: want}, event):
+            return False
+    return True
+
+
+def _events(
+    index: int, head: str, contains: list[dict[str, Any]], events: list[dict[str, Any]]
+) -> Failure | None:
+    position = 0
+    for number, partial in enumerate(contains):
+        while position < len(events) and not _event_matches(partial, events[position]):
+            position += 1
+        if position == len(events):
+            after = f" after the one matching contains[{number - 1}]" if number else ""
+            recorded = ", ".join(f"{e.get('type', '?')}/{e.get('reason', '?')}" for e in events) or "none"
+            return Failure(index, f"{head}: no event matching {show(partial)}{after}; recorded: {recorded}")
+        position += 1
+    return None
+
+
+def _rejected(index: int, head: str, message: str, rejection: str | None) -> Failure | None:
+    if rejection is None:
+        return Failure(
+            index, f"{head}: expected the manifest to be rejected with {message!r}, but it was accepted"
+        )
+    if message not in rejection:
+        return Failure(index, f"{head}: the rejection {rejection!r} does not contain {message!r}")
+    return None
+
+
+def _state(index: int, exp: Expectation, state: StateCheck, result: RunResult) -> Failure | None:
+    if exp.at is None:
+        head, snapshot = f"expect[{index}] final", result.final
+    else:
+        head = f"expect[{index}] at {format_seconds(exp.at)}"
+        snapshot = result.snapshots.get(exp.at)
+        if snapshot is None and exp.at >= result.virtual_end:
+            snapshot = result.final
+        if snapshot is None:
+            return Failure(index, f"{head}: the run recorded no snapshot at that time")
+    problems = _state_problems(state, snapshot)
+    if not problems:
+        return None
+    return Failure(index, f"{head}: {'; '.join(problems)}", _related_rjobs(state))
+
+
+def _state_problems(state: StateCheck, snapshot: Snapshot) -> list[str]:
+    problems: list[str] = []
+    if state.jobset is not None:
+        subset = dict(state.jobset)
+        name = subset.pop("name", None)
+        target, problem = _pick_jobset(snapshot, name, subset)
+        if problem:
+            problems.append(problem)
+        elif target is not None:
+            label = (target.get("metadata") or {}).get("name", "?")
+            problems.extend(f"jobset {label}: {p}" for p in subset_match(subset, target))
+    for name, subset in (state.jobsets or {}).items():
+        target = snapshot.get("JobSet", name)
+        if target is None:
+            problems.append(f"JobSet '{name}' does not exist")
+        else:
+            problems.extend(f"jobset {name}: {p}" for p in subset_match(subset, target))
+    if state.count is not None:
+        for key, kind in _COUNT_KINDS.items():
+            want = getattr(state.count, key)
+            have = len(snapshot.of_kind(kind))
+            if want is not None and want != have:
+                problems.append(f"count.{key}: expected {want}, got {have}")
+    return problems
+
+
+def _pick_jobset(
+    snapshot: Snapshot, name: Any, subset: Mapping[str, Any]
+) -> tuple[dict[str, Any] | None, str]:
+    """The JobSet a ``jobset:`` subset is about: named by ``name:``/``metadata.name``, else the only one."""
+    metadata = subset.get("metadata")
+    if name is None and isinstance(metadata, Mapping):
+        name = metadata.get("name")
+    if name is not None:
+        target = snapshot.get("JobSet", str(name))
+        return target, "" if target is not None else f"JobSet '{name}' does not exist"
+    jobsets = snapshot.of_kind("JobSet")
+    if len(jobsets) == 1:
+        return jobsets[0], ""
+    if not jobsets:
+        return None, "no JobSet exists"
+    names = ", ".join(str((j.get("metadata") or {}).get("name")) for j in jobsets)
+    return None, f"several JobSets exist ({names}): say which one with 'name:' or use 'jobsets:'"
+
+
+def _related_rjobs(state: StateCheck) -> list[str]:
+    """Replicated jobs a state check names in ``replicatedJobsStatus``: the timeline rows worth showing."""
+    names: list[str] = []
+    subsets = [state.jobset] if state.jobset is not None else list((state.jobsets or {}).values())
+    for subset in subsets:
+        status = subset.get("status") if isinstance(subset, Mapping) else None
+        items = status.get("replicatedJobsStatus") if isinstance(status, Mapping) else None
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, Mapping) and isinstance(item.get("name"), str):
+                names.append(item["name"])
+    return names

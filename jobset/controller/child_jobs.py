@@ -1,0 +1,334 @@
+"""Child Jobs: classification, ``replicatedJobsStatus``, and construction from the ReplicatedJob template.
+
+Port of ``getChildJobs``, ``calculateReplicatedJobStatuses``, ``updateReplicatedJobsStatuses``,
+``replicatedJobStatusesEqual``, ``constructJobsFromTemplate``, ``constructJob``, ``labelAndAnnotateObject``
+and the index helpers of upstream ``pkg/controllers/jobset_controller.go`` (reference §3.3-§3.5).
+
+Jobs are plain wire dicts. The Job list comes from the API server sorted by name, so every list here is
+in name order; the ReplicatedJob loops follow spec order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from fakecluster.objects import Obj, clone
+from jobset import api
+from jobset.controller.conditions import StatusUpdate
+from jobset.controller.errors import ReconcileError
+from jobset.controller.failure_policy import get_job_restarts
+from jobset.controller.spec import (
+    dns_hostnames_enabled,
+    failure_policy,
+    get_subdomain,
+    group_name,
+    job_suspended,
+    jobset_suspended,
+    labels_of,
+    replicas,
+    replicated_jobs,
+    restarts,
+    spec_of,
+    status_of,
+)
+from jobset.controller.volume_claim_policy import add_volumes
+
+_GO_INT = re.compile(r"^[+-]?[0-9]+$")
+_COUNTERS = ("ready", "succeeded", "failed", "active", "suspended")
+
+
+@dataclass(slots=True)
+class ChildJobs:
+    """``childJobs``: the current run's Jobs by state, and the Jobs of earlier restart attempts."""
+
+    active: list[Obj] = field(default_factory=list)
+    successful: list[Obj] = field(default_factory=list)
+    failed: list[Obj] = field(default_factory=list)
+    previous: list[Obj] = field(default_factory=list)
+
+    def names(self) -> set[str]:
+        """Names of every owned Job (membership only; never iterated)."""
+        return {job["metadata"]["name"] for group in (self.active, self.successful, self.failed, self.previous)
+                for job in group}
+
+
+def atoi(value: str | None) -> int:
+    """``strconv.Atoi``, with its error text (a missing label parses as ``""``)."""
+    text = value if value is not None else ""
+    if not _GO_INT.match(text):
+        raise ReconcileError(f'strconv.Atoi: parsing "{text}": invalid syntax')
+    return int(text)
+
+
+def job_finished(job: Obj) -> tuple[bool, str]:
+    """``JobFinished``: the first ``Complete``/``Failed`` condition with status True, if any."""
+    for cond in (job.get("status") or {}).get("conditions") or ():
+        if cond.get("type") in ("Complete", "Failed") and cond.get("status") == "True":
+            return True, cond["type"]
+    return False, ""
+
+
+def get_child_jobs(js: Obj, jobs: list[Obj], *, restart_job: bool = False) -> ChildJobs:
+    """``getChildJobs`` after the List: classify the owned Jobs (reference §3.3).
+
+    A Job whose ``restart-attempt`` label is below ``status.restarts`` belongs to a previous run; with the
+    RestartJob gate, so does one whose ``job-restart-attempt`` is below its index's ``jobRestarts``. An
+    unparsable label aborts the reconcile, exactly as upstream (the Job is never deleted).
+    """
+    owned = ChildJobs()
+    current_restarts = restarts(js)
+    for job in jobs:
+        labels = labels_of(job)
+        if atoi(labels.get(api.RESTARTS_KEY)) < current_restarts:
+            owned.previous.append(job)
+            continue
+        if restart_job and _previous_individual_attempt(js, job):
+            owned.previous.append(job)
+            continue
+        _, finished_type = job_finished(job)
+        if finished_type == "Failed":
+            owned.failed.append(job)
+        elif finished_type == "Complete":
+            owned.successful.append(job)
+        else:
+            owned.active.append(job)
+    return owned
+
+
+def _previous_individual_attempt(js: Obj, job: Obj) -> bool:
+    """The RestartJob-gate branch of ``getChildJobs``: is this Job's individual attempt outdated?"""
+    labels = labels_of(job)
+    rjob_name = labels.get(api.REPLICATED_JOB_NAME_KEY)
+    if rjob_name is None:
+        raise ReconcileError(f"missing label {api.REPLICATED_JOB_NAME_KEY}")
+    if api.JOB_INDEX_KEY not in labels:
+        raise ReconcileError(f"missing label {api.JOB_INDEX_KEY}")
+    job_index = atoi(labels[api.JOB_INDEX_KEY])
+    if api.JOB_RESTART_ATTEMPT_KEY not in labels:
+        return False  # logged only upstream, for Jobs created before the gate existed
+    individual = atoi(labels[api.JOB_RESTART_ATTEMPT_KEY])
+    targets = get_job_restarts(js, rjob_name)
+    if job_index >= len(targets):
+        raise ReconcileError(f"job index {job_index} is out of bounds for replicated job {rjob_name}")
+    return individual < targets[job_index]
+
+
+def calculate_replicated_job_statuses(js: Obj, owned: ChildJobs, *, restart_job: bool = False) -> list[Obj]:
+    """``calculateReplicatedJobStatuses``: one entry per spec ReplicatedJob, counting current-run Jobs.
+
+    ``ready`` counts unfinished Jobs whose ``succeeded + ready`` pods reach ``min(parallelism,
+    completions)``; previous-run Jobs are ignored. With the RestartJob gate the per-index restart arrays
+    are carried over from the current status (the failure policy may change them later).
+    """
+    counts: dict[str, dict[str, int]] = {r.get("name", ""): dict.fromkeys(_COUNTERS, 0) for r in replicated_jobs(js)}
+
+    def bucket(job: Obj) -> dict[str, int] | None:
+        name = labels_of(job).get(api.REPLICATED_JOB_NAME_KEY)
+        return counts.get(name) if name else None
+
+    for job in owned.active:
+        entry = bucket(job)
+        if entry is None:
+            continue
+        spec = job.get("spec") or {}
+        status = job.get("status") or {}
+        pods = spec.get("parallelism")
+        pods = 1 if pods is None else int(pods)
+        completions = spec.get("completions")
+        if completions is not None and int(completions) < pods:
+            pods = int(completions)
+        if int(status.get("succeeded") or 0) + int(status.get("ready") or 0) >= pods:
+            entry["ready"] += 1
+        if int(status.get("active") or 0) > 0:
+            entry["active"] += 1
+        if job_suspended(job):
+            entry["suspended"] += 1
+    for group, counter in ((owned.successful, "succeeded"), (owned.failed, "failed")):
+        for job in group:
+            entry = bucket(job)
+            if entry is not None:
+                entry[counter] += 1
+    existing = {s.get("name"): s for s in status_of(js).get("replicatedJobsStatus") or ()}
+    result = []
+    for name, entry in counts.items():
+        item: Obj = {"name": name, **entry}
+        if restart_job and name in existing:
+            for key in ("jobRestarts", "jobRestartsCountTowardsMax"):
+                if existing[name].get(key):
+                    item[key] = list(existing[name][key])
+        result.append(item)
+    return result
+
+
+def _normalized(status: Obj) -> Obj:
+    out: Obj = {"name": status.get("name", "")}
+    out.update({k: int(status.get(k) or 0) for k in _COUNTERS})
+    for key in ("jobRestarts", "jobRestartsCountTowardsMax"):
+        if status.get(key):
+            out[key] = [int(v) for v in status[key]]
+    return out
+
+
+def replicated_job_statuses_equal(old: list[Obj], new: list[Obj]) -> bool:
+    """``replicatedJobStatusesEqual``: sorts *both lists in place* by name descending, then compares.
+
+    The in-place sort is observable upstream: the stored list ends up in descending name order.
+    """
+    old.sort(key=lambda s: s.get("name", ""), reverse=True)
+    new.sort(key=lambda s: s.get("name", ""), reverse=True)
+    return [_normalized(s) for s in old] == [_normalized(s) for s in new]
+
+
+def update_replicated_jobs_statuses(js: Obj, statuses: list[Obj], opts: StatusUpdate) -> None:
+    """``updateReplicatedJobsStatuses``: replace the status list if it changed semantically."""
+    status = status_of(js)
+    current = status.get("replicatedJobsStatus") or []
+    if replicated_job_statuses_equal(current, statuses):
+        return
+    status["replicatedJobsStatus"] = statuses
+    opts.should_update = True
+
+
+# ---------------------------------------------------------------------------------------------- construction
+def gen_job_name(jobset_name: str, rjob_name: str, job_index: int) -> str:
+    """``placement.GenJobName``: ``<jobset>-<rjob>-<index>``."""
+    return f"{jobset_name}-{rjob_name}-{job_index}"
+
+
+def construct_jobs_from_template(js: Obj, rjob: Obj, owned: ChildJobs, *, restart_job: bool = False) -> list[Obj]:
+    """``constructJobsFromTemplate``: the missing Jobs of one ReplicatedJob.
+
+    A name still held by any owned Job (even one of a previous run being deleted) is skipped, which is the
+    ``Recreate`` strategy; ``BlockingRecreate`` creates nothing while any previous-run Job exists.
+    """
+    policy = failure_policy(js)
+    if owned.previous and policy is not None and policy.get("restartStrategy") == api.BLOCKING_RECREATE:
+        return []
+    existing = owned.names()
+    jobs = []
+    for job_index in range(replicas(rjob)):
+        if gen_job_name(js["metadata"]["name"], rjob.get("name", ""), job_index) in existing:
+            continue
+        jobs.append(construct_job(js, rjob, job_index, restart_job=restart_job))
+    return jobs
+
+
+def construct_job(js: Obj, rjob: Obj, job_index: int, *, restart_job: bool = False) -> Obj:
+    """``constructJob``: the Job for index ``job_index`` (the owner reference is added by ``createJobs``)."""
+    template = rjob.get("template") or {}
+    template_meta = template.get("metadata") or {}
+    meta: Obj = {"name": gen_job_name(js["metadata"]["name"], rjob.get("name", ""), job_index),
+                 "namespace": js["metadata"].get("namespace", ""),
+                 "labels": dict(template_meta.get("labels") or {}),
+                 "annotations": dict(template_meta.get("annotations") or {})}
+    job: Obj = {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta, "spec": clone(template.get("spec") or {})}
+    pod_template = job["spec"].setdefault("template", {})
+    label_and_annotate_object(meta, js, rjob, job_index, restart_job=restart_job)
+    label_and_annotate_object(pod_template.setdefault("metadata", {}), js, rjob, job_index, restart_job=restart_job)
+    pod_spec = pod_template.setdefault("spec", {})
+    if dns_hostnames_enabled(js):
+        pod_spec["subdomain"] = get_subdomain(js)
+    if api.EXCLUSIVE_KEY in meta["annotations"] and api.NODE_SELECTOR_STRATEGY_KEY in meta["annotations"]:
+        node_selector = pod_spec.get("nodeSelector") or {}
+        node_selector[api.NAMESPACED_JOB_KEY] = f"{meta['namespace']}_{meta['name']}"
+        pod_spec["nodeSelector"] = node_selector
+        pod_spec["tolerations"] = [*(pod_spec.get("tolerations") or ()), {
+            "key": api.NO_SCHEDULE_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}]
+    job["spec"]["suspend"] = jobset_suspended(js)
+    if spec_of(js).get("volumeClaimPolicies"):
+        add_volumes(job, js)
+    return job
+
+
+def label_and_annotate_object(meta: Obj, js: Obj, rjob: Obj, job_index: int, *, restart_job: bool = False) -> None:
+    """``labelAndAnnotateObject``: the jobset keys as labels *and* annotations, merged over ``meta``'s own.
+
+    The exclusive-placement keys are copied as annotations only: the JobSet's, then the ReplicatedJob
+    template's (which win).
+    """
+    rjob_name = rjob.get("name", "")
+    jobset_name = js["metadata"]["name"]
+    namespace = js["metadata"].get("namespace", "")
+    group = group_name(rjob)
+    values: list[tuple[str, str]] = [
+        (api.JOBSET_NAME_KEY, jobset_name),
+        (api.JOBSET_UID_KEY, js["metadata"].get("uid", "")),
+        (api.REPLICATED_JOB_NAME_KEY, rjob_name),
+        (api.RESTARTS_KEY, str(restarts(js))),
+    ]
+    if restart_job:
+        attempts = get_job_restarts(js, rjob_name)
+        if job_index >= len(attempts):
+            raise ReconcileError(f"panic: runtime error: index out of range [{job_index}] with length "
+                                 f"{len(attempts)} [recovered]")
+        values.append((api.JOB_RESTART_ATTEMPT_KEY, str(attempts[job_index])))
+    values += [
+        (api.REPLICATED_JOB_REPLICAS, str(replicas(rjob))),
+        (api.GLOBAL_REPLICAS_KEY, global_replicas(js)),
+        (api.JOB_INDEX_KEY, str(job_index)),
+        (api.JOB_KEY, job_hash_key(namespace, gen_job_name(jobset_name, rjob_name, job_index))),
+        (api.JOB_GLOBAL_INDEX_KEY, global_job_index(js, rjob_name, job_index)),
+        (api.GROUP_NAME_KEY, group),
+        (api.GROUP_REPLICAS_KEY, group_replicas(js, group)),
+        (api.JOB_GROUP_INDEX_KEY, group_job_index(js, group, rjob_name, job_index)),
+    ]
+    coordinator = spec_of(js).get("coordinator")
+    if coordinator is not None:
+        values.append((api.COORDINATOR_KEY, coordinator_endpoint(js)))
+    labels = dict(meta.get("labels") or {})
+    labels.update(values)
+    annotations = dict(meta.get("annotations") or {})
+    annotations.update(values)
+    for source in ((js.get("metadata") or {}).get("annotations") or {},
+                   ((rjob.get("template") or {}).get("metadata") or {}).get("annotations") or {}):
+        if api.EXCLUSIVE_KEY in source:
+            annotations[api.EXCLUSIVE_KEY] = source[api.EXCLUSIVE_KEY]
+            if api.NODE_SELECTOR_STRATEGY_KEY in source:
+                annotations[api.NODE_SELECTOR_STRATEGY_KEY] = source[api.NODE_SELECTOR_STRATEGY_KEY]
+    meta["labels"] = labels
+    meta["annotations"] = annotations
+
+
+def job_hash_key(namespace: str, job_name: str) -> str:
+    """``jobHashKey``: SHA1 hex of ``<namespace>/<jobName>`` (the types file says SHA256; the code is SHA1)."""
+    return hashlib.sha1(f"{namespace}/{job_name}".encode()).hexdigest()
+
+
+def coordinator_endpoint(js: Obj) -> str:
+    """``CoordinatorEndpoint``: ``<js>-<rjob>-<jobIndex>-<podIndex>.<subdomain>``."""
+    coordinator = spec_of(js)["coordinator"]
+    return (f"{js['metadata']['name']}-{coordinator.get('replicatedJob', '')}-{coordinator.get('jobIndex') or 0}"
+            f"-{coordinator.get('podIndex') or 0}.{get_subdomain(js)}")
+
+
+def global_job_index(js: Obj, rjob_name: str, job_index: int) -> str:
+    """``globalJobIndex``: replicas of earlier ReplicatedJobs (spec order) + ``job_index``; "" if unknown."""
+    total = 0
+    for rjob in replicated_jobs(js):
+        if rjob.get("name") == rjob_name:
+            return str(total + job_index)
+        total += replicas(rjob)
+    return ""
+
+
+def global_replicas(js: Obj) -> str:
+    """``globalReplicas``: Σ replicas of every ReplicatedJob."""
+    return str(sum(replicas(rjob) for rjob in replicated_jobs(js)))
+
+
+def group_job_index(js: Obj, group: str, rjob_name: str, job_index: int) -> str:
+    """``groupJobIndex``: like the global index, counting only ReplicatedJobs of ``group``."""
+    total = 0
+    for rjob in replicated_jobs(js):
+        if group_name(rjob) == group:
+            if rjob.get("name") == rjob_name:
+                return str(total + job_index)
+            total += replicas(rjob)
+    return ""
+
+
+def group_replicas(js: Obj, group: str) -> str:
+    """``groupReplicas``: Σ replicas of the ReplicatedJobs in ``group``."""
+    return str(sum(replicas(rjob) for rjob in replicated_jobs(js) if group_name(rjob) == group))

@@ -1,0 +1,41 @@
+"""InOrder startup policy helpers: port of upstream ``pkg/controllers/startup_policy.go``.
+
+``InOrder`` creates the Jobs of ReplicatedJob k+1 only once every Job of ReplicatedJob k has *started*
+(ready, succeeded or failed; merely active or suspended Jobs do not count). The creation loop that uses
+these helpers is ``reconcile_replicated_jobs`` in :mod:`jobset.controller.reconciler`, the resume loop is
+in :mod:`jobset.controller.suspend`.
+"""
+
+from __future__ import annotations
+
+from fakecluster.objects import Obj
+from jobset import api
+from jobset.controller.conditions import ConditionOpts, StatusUpdate, set_condition
+from jobset.controller.events import EVENT_TYPE_NORMAL
+from jobset.controller.spec import count
+
+
+def all_replicas_started(replicas: int, status: Obj | None) -> bool:
+    """``allReplicasStarted``: ``replicas == failed + ready + succeeded`` of the ReplicatedJob status."""
+    return replicas == count(status, "failed") + count(status, "ready") + count(status, "succeeded")
+
+
+def in_order_startup_policy(startup_policy: Obj | None) -> bool:
+    """``inOrderStartupPolicy``: a nil policy behaves as ``AnyOrder``."""
+    return startup_policy is not None and startup_policy.get("startupPolicyOrder") == api.IN_ORDER
+
+
+def set_in_order_startup_policy_in_progress_condition(js: Obj, opts: StatusUpdate) -> None:
+    """``setInOrderStartupPolicyInProgressCondition``."""
+    set_condition(js, ConditionOpts(
+        EVENT_TYPE_NORMAL, api.JOBSET_STARTUP_POLICY_IN_PROGRESS, "True",
+        api.IN_ORDER_STARTUP_POLICY_IN_PROGRESS_REASON, api.IN_ORDER_STARTUP_POLICY_IN_PROGRESS_MESSAGE,
+    ), opts)
+
+
+def set_in_order_startup_policy_completed_condition(js: Obj, opts: StatusUpdate) -> None:
+    """``setInOrderStartupPolicyCompletedCondition``: also flips ``StartupPolicyInProgress`` to False."""
+    set_condition(js, ConditionOpts(
+        EVENT_TYPE_NORMAL, api.JOBSET_STARTUP_POLICY_COMPLETED, "True",
+        api.IN_ORDER_STARTUP_POLICY_COMPLETED_REASON, api.IN_ORDER_STARTUP_POLICY_COMPLETED_MESSAGE,
+    ), opts)

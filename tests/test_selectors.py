@@ -1,0 +1,240 @@
+"""Label selectors (fakecluster/apiserver/selectors.py) and the label index behind ``ApiServer.list``."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fakecluster.apiserver.errors import ApiError
+from fakecluster.apiserver.resources import ResourceType
+from fakecluster.apiserver.selectors import (
+    EVERYTHING,
+    NOTHING,
+    Requirement,
+    Selector,
+    as_selector,
+    from_label_selector,
+    from_match_labels,
+    parse,
+)
+from fakecluster.apiserver.server import ApiServer
+from fakecluster.clock import Clock
+
+# ---------------------------------------------------------------------------------------- LabelSelector
+
+
+def test_nil_label_selector_matches_nothing_and_empty_matches_everything() -> None:
+    assert from_label_selector(None) is NOTHING
+    assert not from_label_selector(None).matches({})
+    assert not from_label_selector(None).matches({"a": "b"})
+    assert from_label_selector({}).matches({})
+    assert from_label_selector({}).matches({"a": "b"})
+    assert from_label_selector({"matchLabels": {}, "matchExpressions": []}).matches({"x": "y"})
+
+
+def test_match_labels_are_anded() -> None:
+    sel = from_label_selector({"matchLabels": {"a": "1", "b": "2"}})
+    assert sel.matches({"a": "1", "b": "2", "c": "3"})
+    assert not sel.matches({"a": "1"})
+    assert not sel.matches({"a": "1", "b": "3"})
+
+
+@pytest.mark.parametrize(
+    ("expr", "labels", "expected"),
+    [
+        ({"key": "a", "operator": "In", "values": ["1", "2"]}, {"a": "2"}, True),
+        ({"key": "a", "operator": "In", "values": ["1", "2"]}, {"a": "3"}, False),
+        ({"key": "a", "operator": "In", "values": ["1"]}, {}, False),
+        ({"key": "a", "operator": "NotIn", "values": ["1"]}, {"a": "2"}, True),
+        ({"key": "a", "operator": "NotIn", "values": ["1"]}, {"a": "1"}, False),
+        ({"key": "a", "operator": "NotIn", "values": ["1"]}, {}, True),
+        ({"key": "a", "operator": "Exists"}, {"a": ""}, True),
+        ({"key": "a", "operator": "Exists"}, {"b": "x"}, False),
+        ({"key": "a", "operator": "DoesNotExist"}, {"b": "x"}, True),
+        ({"key": "a", "operator": "DoesNotExist"}, {"a": "x"}, False),
+    ],
+)
+def test_match_expressions(expr: dict[str, Any], labels: dict[str, str], expected: bool) -> None:
+    assert from_label_selector({"matchExpressions": [expr]}).matches(labels) is expected
+
+
+def test_match_labels_and_expressions_are_anded() -> None:
+    sel = from_label_selector({
+        "matchLabels": {"app": "x"},
+        "matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["db"]}],
+    })
+    assert sel.matches({"app": "x"})
+    assert sel.matches({"app": "x", "tier": "web"})
+    assert not sel.matches({"app": "x", "tier": "db"})
+    assert not sel.matches({"tier": "web"})
+
+
+def test_invalid_operator_is_bad_request() -> None:
+    with pytest.raises(ApiError) as info:
+        from_label_selector({"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["1"]}]})
+    assert info.value.code == 400
+    assert info.value.reason == "BadRequest"
+    assert "Gt" in info.value.message
+
+
+# ---------------------------------------------------------------------------------------- string form
+
+
+@pytest.mark.parametrize(
+    ("text", "labels", "expected"),
+    [
+        ("a=1", {"a": "1"}, True),
+        ("a==1", {"a": "1"}, True),
+        ("a=1", {"a": "2"}, False),
+        ("a=1", {}, False),
+        ("a!=1", {"a": "2"}, True),
+        ("a!=1", {"a": "1"}, False),
+        ("a!=1", {}, True),
+        ("a in (1, 2)", {"a": "2"}, True),
+        ("a in (1,2)", {"a": "3"}, False),
+        ("a in (1)", {}, False),
+        ("a notin (1, 2)", {"a": "3"}, True),
+        ("a notin (1,2)", {"a": "1"}, False),
+        ("a notin (1)", {}, True),
+        ("a", {"a": ""}, True),
+        ("a", {"b": "1"}, False),
+        ("!a", {"b": "1"}, True),
+        ("!a", {"a": "1"}, False),
+        ("a=1,b!=2", {"a": "1", "b": "3"}, True),
+        ("a=1,b!=2", {"a": "1", "b": "2"}, False),
+        ("a=1, b in (x,y), !c", {"a": "1", "b": "y"}, True),
+        ("a=1, b in (x,y), !c", {"a": "1", "b": "y", "c": ""}, False),
+        (" a = 1 ", {"a": "1"}, True),
+        ("batch.kubernetes.io/job-name=j", {"batch.kubernetes.io/job-name": "j"}, True),
+        ("", {"anything": "x"}, True),
+        ("", {}, True),
+    ],
+)
+def test_parse(text: str, labels: dict[str, str], expected: bool) -> None:
+    assert parse(text).matches(labels) is expected
+
+
+def test_parse_builds_requirements() -> None:
+    assert parse("a=1,b!=2,c in (x, y),d notin (z),e,!f").requirements == (
+        Requirement("a", "In", ("1",)),
+        Requirement("b", "NotIn", ("2",)),
+        Requirement("c", "In", ("x", "y")),
+        Requirement("d", "NotIn", ("z",)),
+        Requirement("e", "Exists"),
+        Requirement("f", "DoesNotExist"),
+    )
+
+
+@pytest.mark.parametrize("text", ["a=b=c", "!a=b", "!a in (x)", "a in x", "(a)", "a=(b)"])
+def test_parse_rejects_malformed(text: str) -> None:
+    with pytest.raises(ApiError) as info:
+        parse(text)
+    assert info.value.code == 400
+
+
+def test_as_selector_accepts_each_caller_shape() -> None:
+    assert as_selector(None) is EVERYTHING
+    sel = Selector((Requirement("a", "Exists"),))
+    assert as_selector(sel) is sel
+    assert as_selector("a=1").matches({"a": "1"})
+    assert as_selector({"a": "1"}).matches({"a": "1", "b": "2"})
+    assert not as_selector({"a": "1"}).matches({"a": "2"})
+    assert as_selector({"matchLabels": {"a": "1"}}).matches({"a": "1"})
+    assert as_selector({"matchExpressions": [{"key": "a", "operator": "DoesNotExist"}]}).matches({})
+    assert as_selector({}).matches({"x": "y"})
+
+
+def test_equality_terms_only_single_value_in() -> None:
+    sel = parse("a=1,b in (1,2),c!=3,d,e in (5)")
+    assert sel.equality_terms() == [("a", "1"), ("e", "5")]
+    assert from_match_labels({"z": "1", "y": "2"}).equality_terms() == [("y", "2"), ("z", "1")]
+
+
+# ---------------------------------------------------------------------------------------- index vs brute force
+
+KEYS = ("app", "tier", "idx", "batch.kubernetes.io/job-name")
+VALUES = ("a", "b", "c", "")
+
+label_sets = st.dictionaries(st.sampled_from(KEYS), st.sampled_from(VALUES), max_size=4)
+requirements = st.one_of(
+    st.builds(lambda k, v: f"{k}={v}", st.sampled_from(KEYS), st.sampled_from(VALUES)),
+    st.builds(lambda k, v: f"{k}!={v}", st.sampled_from(KEYS), st.sampled_from(VALUES)),
+    st.builds(lambda k, vs: f"{k} in ({','.join(vs)})", st.sampled_from(KEYS),
+              st.lists(st.sampled_from(VALUES[:3]), min_size=1, max_size=3)),
+    st.builds(lambda k, vs: f"{k} notin ({','.join(vs)})", st.sampled_from(KEYS),
+              st.lists(st.sampled_from(VALUES[:3]), min_size=1, max_size=3)),
+    st.builds(lambda k: k, st.sampled_from(KEYS)),
+    st.builds(lambda k: f"!{k}", st.sampled_from(KEYS)),
+)
+operations = st.lists(
+    st.tuples(st.sampled_from(["create", "relabel", "delete", "release"]), st.integers(0, 3),
+              st.sampled_from(["ns1", "ns2"]), label_sets),
+    max_size=30,
+)
+
+
+def _widget_server() -> ApiServer:
+    server = ApiServer(Clock(), random.Random("0"))
+    server.register(ResourceType("Widget", "example.com/v1", "widgets", generation="custom",
+                                 unconditional_update=False))
+    return server
+
+
+def _apply(server: ApiServer, ops: list[tuple[str, int, str, dict[str, str]]]) -> None:
+    for op, n, ns, labels in ops:
+        name = f"w{n}"
+        exists = any(o["metadata"]["name"] == name for o in server.list("Widget", ns))
+        if op == "create" and not exists:
+            finalizers = ["example.com/hold"] if n % 2 == 0 else []
+            server.create({"kind": "Widget", "metadata": {"name": name, "namespace": ns, "labels": labels,
+                                                           "finalizers": finalizers}})
+        elif op == "relabel" and exists:
+            server.patch("Widget", ns, name, {"metadata": {"labels": None}})
+            server.patch("Widget", ns, name, {"metadata": {"labels": labels or None}})
+        elif op == "delete" and exists:
+            server.delete("Widget", ns, name)
+        elif op == "release" and exists:
+            # One write that drops the finalizers (removing a deleting object) and changes its labels.
+            server.patch("Widget", ns, name, {"metadata": {"finalizers": None, "labels": labels or None}})
+
+
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ops=operations, terms=st.lists(requirements, max_size=3), namespace=st.sampled_from([None, "ns1", "ns2"]))
+def test_list_with_selector_matches_brute_force(
+    ops: list[tuple[str, int, str, dict[str, str]]], terms: list[str], namespace: str | None
+) -> None:
+    server = _widget_server()
+    _apply(server, ops)
+    text = ",".join(terms)
+    everything = server.list("Widget", namespace)
+    expected = [o for o in everything if parse(text).matches(o["metadata"].get("labels") or {})]
+    assert server.list("Widget", namespace, text) == expected
+    assert server.list("Widget", namespace, parse(text)) == expected
+    for key in KEYS:  # every index bucket agrees with the objects actually stored
+        for value in VALUES:
+            term = f"{key}={value}"
+            assert server.list("Widget", namespace, term) == [
+                o for o in everything if (o["metadata"].get("labels") or {}).get(key) == value
+            ], term
+    by_labels = {t.split("=")[0]: t.split("=")[1] for t in terms if "=" in t and "!" not in t}
+    if by_labels:
+        want = [o for o in everything
+                if all((o["metadata"].get("labels") or {}).get(k) == v for k, v in by_labels.items())]
+        assert server.list("Widget", namespace, by_labels) == want
+        assert server.list("Widget", namespace, {"matchLabels": by_labels}) == want
+
+
+def test_list_with_nil_and_empty_label_selector() -> None:
+    server = _widget_server()
+    server.create({"kind": "Widget", "metadata": {"name": "a", "labels": {"x": "1"}}})
+    server.create({"kind": "Widget", "metadata": {"name": "b"}})
+    assert [o["metadata"]["name"] for o in server.list("Widget", selector={})] == ["a", "b"]
+    assert [o["metadata"]["name"] for o in server.list("Widget", selector={"matchLabels": {}})] == ["a", "b"]
+    assert server.list("Widget", selector=NOTHING) == []
+    assert server.list("Widget", selector=from_label_selector(None)) == []
+    assert [o["metadata"]["name"] for o in server.list("Widget", selector="x!=1")] == ["b"]
+    assert [o["metadata"]["name"] for o in server.list("Widget", selector="x notin (1)")] == ["b"]
