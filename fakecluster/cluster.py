@@ -20,13 +20,25 @@ from fakecluster.client import LocalClient
 from fakecluster.clock import Clock
 
 
+UNLIMITED_CAPACITY: dict[str, Any] = {
+    "cpu": "100k",
+    "memory": "1Pi",
+    "pods": 1_000_000,
+    "ephemeral-storage": "1Pi",
+    "nvidia.com/gpu": 1_000_000,
+    "amd.com/gpu": 1_000_000,
+    "google.com/tpu": 1_000_000,
+}
+"""Capacity of the default node: it fits every pod, including ones asking for common accelerators."""
+
+
 @dataclass(slots=True)
 class NodePool:
     """``count`` identical nodes; with count > 1 they are named ``<name>-0``, ``<name>-1``, ..."""
 
     name: str
     count: int = 1
-    capacity: dict[str, Any] = field(default_factory=lambda: {"cpu": "100k", "memory": "1Pi", "pods": 1_000_000})
+    capacity: dict[str, Any] = field(default_factory=lambda: dict(UNLIMITED_CAPACITY))
     labels: dict[str, str] = field(default_factory=dict)
     taints: list[dict[str, Any]] = field(default_factory=list)
 

@@ -20,7 +20,7 @@ from functools import lru_cache
 from fakecluster.objects import Obj
 
 _SHELLS = frozenset({"sh", "bash", "ash", "dash", "/bin/sh", "/bin/bash", "/bin/ash", "/bin/dash",
-                     "/usr/bin/sh", "/usr/bin/bash", "/usr/bin/env sh"})
+                     "/usr/bin/sh", "/usr/bin/bash"})
 _SLEEPS = frozenset({"sleep", "/bin/sleep", "/usr/bin/sleep"})
 _NO_OPS = frozenset({"echo", "printf", "true", ":", "date", "hostname", "/bin/echo", "/bin/true"})
 _SHELL_FLAGS = re.compile(r"-[a-z]*c[a-z]*")
@@ -42,7 +42,7 @@ def command_outcome(container: Obj) -> CommandOutcome | None:
     ``command`` replaces the image ENTRYPOINT and ``args`` its CMD. Without ``command`` we assume an image
     whose ENTRYPOINT is empty (busybox, ubuntu, python...), so ``args`` is the whole command line.
     """
-    argv = tuple((container.get("command") or ()) + (container.get("args") or ()))
+    argv = (*(container.get("command") or ()), *(container.get("args") or ()))
     if not argv or not all(isinstance(a, str) for a in argv):
         return None
     return _argv_outcome(argv)
@@ -129,9 +129,7 @@ def _split_steps(script: str) -> list[str] | None:
             steps.append("".join(current))
             current = []
             i += 1
-        elif char in "|&()`{}<>":
-            return None
-        elif char == "$" and script.startswith("$(", i):
+        elif char in "|&()`{}<>" or (char == "$" and script.startswith("$(", i)):
             return None
         else:
             current.append(char)

@@ -52,6 +52,8 @@ INITIAL_BACKOFF = 1.0
 MAX_BACKOFF = 10.0
 
 REASON_UNSCHEDULABLE = "node(s) were unschedulable"
+UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+"""What a pod must tolerate to land on a cordoned node (NodeUnschedulable plugin)."""
 REASON_NODE_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
 REASON_TOO_MANY_PODS = "Too many pods"
 PREEMPTION_NOT_HELPFUL = "Preemption is not helpful for scheduling"
@@ -143,7 +145,8 @@ class NodeInfo:
                        for name, value in (status.get("allocatable") or status.get("capacity") or {}).items()}
         allowed_pods = allocatable.pop("pods", 110)
         taints = [t for t in spec.get("taints") or () if t.get("effect") in ("NoSchedule", "NoExecute")]
-        ready = next((c.get("status") for c in status.get("conditions") or () if c.get("type") == "Ready"), "True")
+        conditions = status.get("conditions") or ()
+        ready = next((c.get("status") for c in conditions if c.get("type") == "Ready"), "True")
         if ready != "True":
             key = "node.kubernetes.io/not-ready" if ready == "False" else "node.kubernetes.io/unreachable"
             if not any(t.get("key") == key and t.get("effect") == "NoSchedule" for t in taints):
@@ -221,13 +224,12 @@ def filter_node(spec: Obj, request: PodRequest, node: NodeInfo) -> tuple[list[st
     """Run the filter plugins on one node: ([] if it fits, else the first failing plugin's reasons;
     whether preemption could not help on this node, i.e. ``UnschedulableAndUnresolvable``)."""
     tolerations = spec.get("tolerations") or ()
-    if node.unschedulable and not any(
-        _tolerates(t, {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}) for t in tolerations
-    ):
+    if node.unschedulable and not any(_tolerates(t, UNSCHEDULABLE_TAINT) for t in tolerations):
         return [REASON_UNSCHEDULABLE], True
     for taint in node.taints:
         if not any(_tolerates(t, taint) for t in tolerations):
-            return [f"node(s) had untolerated taint {{{taint.get('key', '')}: {taint.get('value') or ''}}}"], True
+            key, value = taint.get("key", ""), taint.get("value") or ""
+            return [f"node(s) had untolerated taint {{{key}: {value}}}"], True
     if not node_affinity_matches(spec, node):
         return [REASON_NODE_AFFINITY], True
     reasons: list[str] = []
@@ -355,7 +357,8 @@ class Scheduler:
 
     @staticmethod
     def _wants(spec: Obj) -> bool:
-        return (spec.get("schedulerName") or DEFAULT_SCHEDULER) == DEFAULT_SCHEDULER and not spec.get("schedulingGates")
+        scheduler = spec.get("schedulerName") or DEFAULT_SCHEDULER
+        return scheduler == DEFAULT_SCHEDULER and not spec.get("schedulingGates")
 
     def _drop(self, key: tuple[str, str], uid: str) -> None:
         queued = self._queued.get(key)

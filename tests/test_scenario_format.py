@@ -6,8 +6,10 @@ import math
 import pickle
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -566,3 +568,35 @@ def test_workload_shapes_reads_replicas_and_completions() -> None:
     assert workload_shapes([manifest, {"kind": "JobSet"}]) == {
         "x": {"a": RJobShape(3, 4), "b": RJobShape(1, 2), "c": RJobShape(1, 1)}
     }
+
+
+_KEYS = st.sampled_from(
+    ["jobset", "jobsets", "expect", "pods", "actions", "cluster", "nodes", "match", "exit", "after", "at",
+     "when", "order", "happens", "final", "count", "failPod", "pod", "file", "until", "seed", "ready", "x"]
+)  # fmt: skip
+_LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5),
+    st.floats(allow_nan=True),
+    st.sampled_from(
+        ["5s", "never", "all node pods Ready", "node[0/1]", "jobset Completed", "", "-1s", "x.yaml"]
+    ),
+)
+_DOCS = st.recursive(
+    _LEAVES,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_KEYS, inner, max_size=4)),
+    max_leaves=15,
+)
+
+
+@given(st.dictionaries(_KEYS, _DOCS, max_size=6))
+def test_any_input_gives_a_scenario_or_a_scenario_error(
+    tmp_path_factory: pytest.TempPathFactory, data: dict[str, Any]
+) -> None:
+    path = tmp_path_factory.mktemp("fuzz") / "fuzz.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    try:
+        load_scenario(path)
+    except ScenarioError as err:
+        assert "\n" not in str(err)

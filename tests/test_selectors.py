@@ -6,8 +6,9 @@ import random
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.resources import ResourceType
@@ -23,6 +24,7 @@ from fakecluster.apiserver.selectors import (
 )
 from fakecluster.apiserver.server import ApiServer
 from fakecluster.clock import Clock
+from fakecluster.objects import Obj
 
 # ---------------------------------------------------------------------------------------- LabelSelector
 
@@ -170,11 +172,7 @@ requirements = st.one_of(
     st.builds(lambda k: k, st.sampled_from(KEYS)),
     st.builds(lambda k: f"!{k}", st.sampled_from(KEYS)),
 )
-operations = st.lists(
-    st.tuples(st.sampled_from(["create", "relabel", "delete", "release"]), st.integers(0, 3),
-              st.sampled_from(["ns1", "ns2"]), label_sets),
-    max_size=30,
-)
+slots = st.tuples(st.sampled_from(["ns1", "ns2"]), st.sampled_from(["w0", "w1", "w2", "w3"]))
 
 
 def _widget_server() -> ApiServer:
@@ -184,48 +182,92 @@ def _widget_server() -> ApiServer:
     return server
 
 
-def _apply(server: ApiServer, ops: list[tuple[str, int, str, dict[str, str]]]) -> None:
-    for op, n, ns, labels in ops:
-        name = f"w{n}"
-        exists = any(o["metadata"]["name"] == name for o in server.list("Widget", ns))
-        if op == "create" and not exists:
-            finalizers = ["example.com/hold"] if n % 2 == 0 else []
-            server.create({"kind": "Widget", "metadata": {"name": name, "namespace": ns, "labels": labels,
-                                                           "finalizers": finalizers}})
-        elif op == "relabel" and exists:
-            server.patch("Widget", ns, name, {"metadata": {"labels": None}})
-            server.patch("Widget", ns, name, {"metadata": {"labels": labels or None}})
-        elif op == "delete" and exists:
-            server.delete("Widget", ns, name)
-        elif op == "release" and exists:
-            # One write that drops the finalizers (removing a deleting object) and changes its labels.
-            server.patch("Widget", ns, name, {"metadata": {"finalizers": None, "labels": labels or None}})
+def _labels(obj: Obj) -> dict[str, str]:
+    return obj["metadata"].get("labels") or {}
 
 
-@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(ops=operations, terms=st.lists(requirements, max_size=3), namespace=st.sampled_from([None, "ns1", "ns2"]))
-def test_list_with_selector_matches_brute_force(
-    ops: list[tuple[str, int, str, dict[str, str]]], terms: list[str], namespace: str | None
-) -> None:
-    server = _widget_server()
-    _apply(server, ops)
-    text = ",".join(terms)
-    everything = server.list("Widget", namespace)
-    expected = [o for o in everything if parse(text).matches(o["metadata"].get("labels") or {})]
-    assert server.list("Widget", namespace, text) == expected
-    assert server.list("Widget", namespace, parse(text)) == expected
-    for key in KEYS:  # every index bucket agrees with the objects actually stored
-        for value in VALUES:
-            term = f"{key}={value}"
-            assert server.list("Widget", namespace, term) == [
-                o for o in everything if (o["metadata"].get("labels") or {}).get(key) == value
-            ], term
-    by_labels = {t.split("=")[0]: t.split("=")[1] for t in terms if "=" in t and "!" not in t}
-    if by_labels:
-        want = [o for o in everything
-                if all((o["metadata"].get("labels") or {}).get(k) == v for k, v in by_labels.items())]
-        assert server.list("Widget", namespace, by_labels) == want
-        assert server.list("Widget", namespace, {"matchLabels": by_labels}) == want
+class LabelIndexMachine(RuleBasedStateMachine):
+    """Random creates, relabels, deletions (with and without finalizers) and owner changes; after every
+    step each index-served query must equal a brute-force filter over everything stored."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.server = _widget_server()
+
+    def _get(self, slot: tuple[str, str]) -> Obj | None:
+        try:
+            return self.server.get("Widget", *slot)
+        except ApiError:
+            return None
+
+    def _uids(self) -> list[str]:
+        return [o["metadata"]["uid"] for o in self.server.list("Widget")]
+
+    @rule(slot=slots, labels=label_sets, hold=st.booleans())
+    def create(self, slot: tuple[str, str], labels: dict[str, str], hold: bool) -> None:
+        if self._get(slot) is None:
+            self.server.create({"kind": "Widget", "metadata": {
+                "name": slot[1], "namespace": slot[0], "labels": labels,
+                "finalizers": ["example.com/hold"] if hold else []}})
+
+    @rule(slot=slots, labels=label_sets)
+    def relabel(self, slot: tuple[str, str], labels: dict[str, str]) -> None:
+        if self._get(slot) is not None:
+            self.server.patch("Widget", *slot, {"metadata": {"labels": labels or None}})
+
+    @rule(slot=slots, pick=st.integers(0, 7))
+    def adopt(self, slot: tuple[str, str], pick: int) -> None:
+        uids = self._uids()
+        if self._get(slot) is not None and uids:
+            ref = {"apiVersion": "example.com/v1", "kind": "Widget", "name": "o", "uid": uids[pick % len(uids)]}
+            self.server.patch("Widget", *slot, {"metadata": {"ownerReferences": [ref]}})
+
+    @rule(slot=slots)
+    def delete(self, slot: tuple[str, str]) -> None:
+        if self._get(slot) is not None:
+            self.server.delete("Widget", *slot)
+
+    @rule(slot=slots, labels=label_sets)
+    def release(self, slot: tuple[str, str], labels: dict[str, str]) -> None:
+        """One write that drops the finalizers (removing a deleting object) and changes labels and owners."""
+        if self._get(slot) is not None:
+            self.server.patch("Widget", *slot, {"metadata": {"finalizers": None, "labels": labels or None,
+                                                              "ownerReferences": None}})
+
+    @rule(terms=st.lists(requirements, max_size=3), namespace=st.sampled_from([None, "ns1", "ns2"]))
+    def query(self, terms: list[str], namespace: str | None) -> None:
+        text = ",".join(terms)
+        everything = self.server.list("Widget", namespace)
+        expected = [o for o in everything if parse(text).matches(_labels(o))]
+        assert self.server.list("Widget", namespace, text) == expected
+        assert self.server.list("Widget", namespace, parse(text)) == expected
+        by_labels = dict(t.split("=", 1) for t in terms if "=" in t and "!" not in t)
+        if by_labels:
+            want = [o for o in everything if all(_labels(o).get(k) == v for k, v in by_labels.items())]
+            assert self.server.list("Widget", namespace, by_labels) == want
+            assert self.server.list("Widget", namespace, {"matchLabels": by_labels}) == want
+
+    @invariant()
+    def every_index_bucket_agrees_with_the_store(self) -> None:
+        everything = self.server.list("Widget")
+        for key in KEYS:
+            for value in VALUES:
+                term = f"{key}={value}"
+                assert self.server.list("Widget", selector=term) == [
+                    o for o in everything if _labels(o).get(key) == value
+                ], term
+        for uid in self._uids() + ["no-such-uid"]:
+            owned = [o for o in everything
+                     if any(r["uid"] == uid for r in o["metadata"].get("ownerReferences") or ())]
+            assert self.server.list("Widget", owner_uid=uid) == owned
+            dependents = sorted(((o["metadata"]["namespace"], o["metadata"]["name"])
+                                 for _, o in self.server.dependents(uid)))
+            assert dependents == [(o["metadata"]["namespace"], o["metadata"]["name"]) for o in owned]
+
+
+LabelIndexMachine.TestCase.settings = settings(max_examples=120, stateful_step_count=40, deadline=None,
+                                               suppress_health_check=[HealthCheck.too_slow])
+TestLabelIndex = LabelIndexMachine.TestCase
 
 
 def test_list_with_nil_and_empty_label_selector() -> None:

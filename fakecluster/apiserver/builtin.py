@@ -103,9 +103,11 @@ class PodStrategy(Strategy):
         if not spec.get("nodeName") or phase in ("Succeeded", "Failed"):
             return 0
         if requested is not None:
-            return max(requested, 0)
-        grace = spec.get("terminationGracePeriodSeconds")
-        return 30 if grace is None else max(int(grace), 0)
+            grace = requested
+        else:
+            grace = spec.get("terminationGracePeriodSeconds")
+            grace = 30 if grace is None else int(grace)
+        return 1 if grace < 0 else grace  # a negative grace period becomes 1
 
 
 def _job_defaults(spec: Obj) -> None:

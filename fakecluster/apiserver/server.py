@@ -14,6 +14,7 @@ status write) are shared between versions instead of copied.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import uuid
@@ -26,7 +27,7 @@ from fakecluster.apiserver import errors
 from fakecluster.apiserver.errors import ApiError, FieldError
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.selectors import Selector, as_selector
-from fakecluster.clock import Clock
+from fakecluster.clock import Clock, parse_rfc3339, rfc3339
 from fakecluster.objects import Obj, clone, merge_patch
 
 Key = tuple[str, str]  # (namespace, name)
@@ -39,6 +40,19 @@ _MAX_GENERATED_NAME_PREFIX = 58
 _DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 FOREGROUND = "foregroundDeletion"
 ORPHAN = "orphan"
+
+
+def _go_string_slice(values: Iterable[str]) -> str:
+    """Go's ``%#v`` of a ``[]string``, as upstream messages embed it: ``[]string{"a", "b"}``."""
+    return "[]string{" + ", ".join(json.dumps(v) for v in values) + "}"
+
+
+class _GoUint64(int):
+    """A Go ``uint64`` as a field error's bad value: ``field.Error`` prints types other than int32/int64
+    with ``%#v``, which renders it in hex (``Invalid value: 0x0``)."""
+
+    def __str__(self) -> str:
+        return hex(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,7 +312,8 @@ class ApiServer:
             if rv != old["metadata"]["resourceVersion"]:
                 raise errors.Conflict(rtype.plural, rtype.group, name)
         elif not rtype.unconditional_update and not _patch:
-            raise self._invalid(rtype, obj, [FieldError.invalid("metadata.resourceVersion", 0, "must be specified for an update")])
+            raise self._invalid(rtype, obj, [FieldError.invalid("metadata.resourceVersion", _GoUint64(0),
+                                                                "must be specified for an update")])
         if meta_in.get("uid") and meta_in["uid"] != old["metadata"]["uid"]:
             raise errors.Conflict(
                 rtype.plural, rtype.group, name,
@@ -335,7 +350,8 @@ class ApiServer:
                 if added:
                     raise self._invalid(rtype, new, [FieldError.forbidden(
                         "metadata.finalizers",
-                        f"no new finalizers can be added if the object is being deleted, found new finalizers {sorted(added)}",
+                        "no new finalizers can be added if the object is being deleted, found new finalizers "
+                        + _go_string_slice(sorted(added)),
                     )])
             new = self._admit("UPDATE", kind, new, old, mutate=True)
             rtype.strategy.prepare_for_update(new, old)
@@ -354,7 +370,7 @@ class ApiServer:
             new["metadata"]["generation"] = old["metadata"].get("generation", 0) + 1
         new["metadata"]["resourceVersion"] = self._next_rv()
         if self._should_remove(rtype, new):
-            return self._remove(kind, key, new)
+            return self._remove(kind, key, new, rv_assigned=True)
         self._store(kind, key, new, old)
         self._notify("MODIFIED", kind, new, old)
         return new
@@ -363,7 +379,8 @@ class ApiServer:
         if rtype.generation == "spec":
             return new.get("spec") != old.get("spec")
         if rtype.generation == "custom":
-            skip = ("metadata", "status")
+            # customResourceStrategy.PrepareForUpdate: without a status subresource, status is a plain field.
+            skip = ("metadata", "status") if rtype.status_subresource else ("metadata",)
             return {k: v for k, v in new.items() if k not in skip} != {k: v for k, v in old.items() if k not in skip}
         return False
 
@@ -374,11 +391,14 @@ class ApiServer:
         current = self.get(kind, namespace, name)
         merged = merge_patch(current, patch)
         merged["kind"] = kind
-        merged.setdefault("metadata", {})
-        merged["metadata"]["name"] = name
-        merged["metadata"]["namespace"] = current["metadata"].get("namespace", "")
+        # merge_patch shares untouched subtrees with the stored object: copy metadata before writing to it.
+        merged["metadata"] = merged_meta = dict(merged.get("metadata") or {})
+        merged_meta["name"] = name
+        merged_meta.pop("namespace", None)
+        if "namespace" in current["metadata"]:
+            merged_meta["namespace"] = current["metadata"]["namespace"]
         if "resourceVersion" not in (patch.get("metadata") or {}):
-            merged["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
+            merged_meta["resourceVersion"] = current["metadata"]["resourceVersion"]
         return self.update(merged, subresource=subresource, _patch=True)
 
     def delete(
@@ -418,34 +438,40 @@ class ApiServer:
             finalizers = [f for f in finalizers if f != FOREGROUND] + [ORPHAN]
         elif policy == "Background":
             finalizers = [f for f in finalizers if f not in (ORPHAN, FOREGROUND)] if propagation_policy else finalizers
-        grace = rtype.strategy.graceful_delete_seconds(old, grace_period_seconds)
         meta = old["metadata"]
         deleting = meta.get("deletionTimestamp") is not None
+        pending = meta.get("deletionGracePeriodSeconds") or 0
+        if not deleting:
+            grace = rtype.strategy.graceful_delete_seconds(old, grace_period_seconds)
+        elif pending and (grace_period_seconds is None or grace_period_seconds >= pending):
+            return old  # rest.BeforeDelete: graceful deletion pending; only a shorter grace changes anything
+        else:
+            grace = max(grace_period_seconds or 0, 0) if pending else 0
         if not finalizers and grace == 0:
             self._remove(kind, key, old)
             return None
-        now = self.clock.now
         new = dict(old)
         new["metadata"] = new_meta = dict(meta)
-        if finalizers:
-            new_meta["finalizers"] = finalizers
+        if finalizers != list(meta.get("finalizers") or ()):
+            if finalizers:
+                new_meta["finalizers"] = finalizers
+            else:
+                new_meta.pop("finalizers", None)
         if not deleting:
-            from fakecluster.clock import rfc3339
-
-            new_meta["deletionTimestamp"] = rfc3339(now + grace)
+            new_meta["deletionTimestamp"] = rfc3339(self.clock.now + grace)
             new_meta["deletionGracePeriodSeconds"] = grace
             if meta.get("generation"):
                 new_meta["generation"] = meta["generation"] + 1
-        elif grace < (meta.get("deletionGracePeriodSeconds") or 0):
-            from fakecluster.clock import rfc3339
-
-            new_meta["deletionTimestamp"] = rfc3339(now + grace)  # a shorter grace period moves the deadline earlier
+        elif grace < pending:
+            # A shorter grace period counts from the original request: deadline - old grace + new grace.
+            requested_at = parse_rfc3339(meta["deletionTimestamp"]) - pending
+            new_meta["deletionTimestamp"] = rfc3339(requested_at + grace)
             new_meta["deletionGracePeriodSeconds"] = grace
         if new == old:
             return old
         new_meta["resourceVersion"] = self._next_rv()
         if self._should_remove(rtype, new):
-            self._remove(kind, key, new)
+            self._remove(kind, key, new, rv_assigned=True)
             return None
         self._store(kind, key, new, old)
         self._notify("MODIFIED", kind, new, old)
@@ -503,22 +529,26 @@ class ApiServer:
             for item in (labels or {}).items():
                 index.setdefault(item, {})[key] = None
 
-    def _remove(self, kind: str, key: Key, obj: Obj) -> Obj:
-        del self._objects[kind][key]
-        meta = obj["metadata"]
-        self._by_uid.pop(meta["uid"], None)
-        for ref in meta.get("ownerReferences") or ():
+    def _remove(self, kind: str, key: Key, obj: Obj, *, rv_assigned: bool = False) -> Obj:
+        """Drop ``key`` and send DELETED carrying ``obj``, the last state. ``rv_assigned``: ``obj`` already
+        holds this write's new resourceVersion (an update or delete that ends in removal); otherwise the
+        deletion gets one of its own. Indexes are cleaned from the *stored* version, which is what they were
+        built from: the final state may differ (one update can drop the last finalizer and change labels)."""
+        stored = self._objects[kind].pop(key)
+        stored_meta = stored["metadata"]
+        self._by_uid.pop(stored_meta["uid"], None)
+        for ref in stored_meta.get("ownerReferences") or ():
             self._by_owner.get(ref.get("uid", ""), {}).pop((kind, key), None)
         index = self._label_index[kind]
-        for item in (meta.get("labels") or {}).items():
+        for item in (stored_meta.get("labels") or {}).items():
             bucket = index.get(item)
             if bucket is not None:
                 bucket.pop(key, None)
-        if meta.get("resourceVersion") == str(self._rv):
+        if rv_assigned:
             deleted = obj
         else:
             deleted = dict(obj)
-            deleted["metadata"] = dict(meta)
+            deleted["metadata"] = dict(obj["metadata"])
             deleted["metadata"]["resourceVersion"] = self._next_rv()
         self._notify("DELETED", kind, deleted, obj)
         return deleted

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.clock import EPOCH, parse_rfc3339
+from fakecluster.controllers.job_podcontrol import remove_tracking_finalizer
 from fakecluster.controllers.job_pods import TRACKING_FINALIZER, has_tracking_finalizer
 from fakecluster.controllers.job_status import BackoffRecord, is_finished
 from fakecluster.controllers.job_sync import SYNC_JOB_BATCH_PERIOD, JobSync
@@ -114,12 +115,7 @@ class JobController:
             job = self._resolve(namespace, ref)
             if job is not None and (_managed_elsewhere(job) or not is_finished(job)):
                 return
-        remaining = [f for f in pod["metadata"].get("finalizers") or () if f != TRACKING_FINALIZER]
-        try:
-            self._client.patch("Pod", namespace, name, {"metadata": {"finalizers": remaining or None}})
-        except ApiError as err:
-            if err.reason != "NotFound":
-                raise
+        remove_tracking_finalizer(self._client, namespace, pod)
 
     # ------------------------------------------------------------------ watch handlers
     def _on_job_event(self, event: WatchEvent) -> None:

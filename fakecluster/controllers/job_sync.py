@@ -19,22 +19,18 @@ Deliberate differences from upstream, all unobservable in a synchronous in-proce
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from operator import itemgetter
 from typing import TYPE_CHECKING
 
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.clock import Clock, parse_rfc3339
 from fakecluster.controllers import indexes
+from fakecluster.controllers.job_podcontrol import PodControl
 from fakecluster.controllers.job_pods import (
     TRACKING_FINALIZER,
     UNKNOWN_INDEX,
     PodFactory,
     completion_index,
     finished_time,
-    has_tracking_finalizer,
     is_controlled_by,
-    is_pod_failed,
     is_pod_ready,
     match_pod_failure_policy,
     pods_for_removal,
@@ -42,7 +38,6 @@ from fakecluster.controllers.job_pods import (
 )
 from fakecluster.controllers.job_status import (
     BACKOFF_LIMIT_EXCEEDED,
-    COMPLETE,
     COMPLETIONS_REACHED,
     DEADLINE_EXCEEDED,
     FAILED,
@@ -54,29 +49,23 @@ from fakecluster.controllers.job_status import (
     SUCCESS_POLICY,
     SUSPENDED,
     BackoffRecord,
-    condition_is_true,
     ensure_condition_status,
     find_condition,
     new_condition,
-    wire_status,
 )
+from fakecluster.controllers.job_tracking import BackoffSaver, EventRecorder, StatusTracking
 from fakecluster.objects import Obj
 
 if TYPE_CHECKING:
     from fakecluster.client import LocalClient
 
 MAX_POD_CREATE_DELETE_PER_SYNC = 500
-MAX_UNCOUNTED_PODS = 500
-SLOW_START_INITIAL_BATCH_SIZE = 1
 SYNC_JOB_BATCH_PERIOD = 1.0
 """``syncJobBatchPeriod``; also the floor of a back-off requeue (``enqueueSyncJobWithDelay``)."""
 
-EventRecorder = Callable[[Obj, str, str, str], None]
-"""``(job, type, reason, message)``."""
-BackoffSaver = Callable[[BackoffRecord], None]
 
 
-class JobSync:
+class JobSync(StatusTracking):
     """State and steps of a single ``syncJob`` call. Create, :meth:`run`, discard."""
 
     def __init__(self, client: LocalClient, clock: Clock, job: Obj, backoff: BackoffRecord, *,
@@ -103,7 +92,7 @@ class JobSync:
         self.stored_status: Obj = job.get("status") or {}
         self.backoff = backoff
         self.requeue: float | None = None
-        self.error: ApiError | None = None
+        self._pods = PodControl(client, self.namespace)
         self.finished_condition: Obj | None = None
 
     # ------------------------------------------------------------------ syncJob
@@ -116,7 +105,7 @@ class JobSync:
         self._evaluate_finish()
         suspend_changed = False
         if self.finished_condition is not None:
-            deleted_ready, deleted = self._delete_pods(self.active_pods, keep_finalizers=True)
+            deleted_ready, deleted = self._pods.delete_pods(self.active_pods, keep_finalizers=True)
             if deleted != self.active:
                 self.finished_condition = None
             self.active -= deleted
@@ -131,8 +120,8 @@ class JobSync:
         self.status["ready"] = self.ready
         self.status["terminating"] = self.terminating
         self._track_status(needs_flush)
-        if self.error is not None:
-            raise self.error
+        if self._pods.error is not None:
+            raise self._pods.error
         return self.requeue
 
     def _requeue_after(self, delay: float) -> None:
@@ -157,7 +146,9 @@ class JobSync:
         only_replace_failed, policy = self.only_replace_failed, self.failure_policy
         count_restarts = (self.spec.get("template") or {}).get("spec", {}).get("restartPolicy") == "OnFailure"
         active: list[Obj] = []
+        active_ix: list[int] = []
         terminating: list[Obj] = []
+        terminating_ix: list[int] = []
         tracked: list[tuple[int, Obj]] = []
         new_succeeded: list[Obj] = []
         new_failed: list[Obj] = []
@@ -166,15 +157,20 @@ class JobSync:
         self.fail_job_message: str | None = None
         for pod in pods:
             meta = pod["metadata"]
-            if not is_controlled_by(pod, uid):
+            refs = meta.get("ownerReferences")
+            usual = bool(refs) and refs[0].get("uid") == uid and refs[0].get("controller")
+            if not usual and not is_controlled_by(pod, uid):  # the owner index also lists plain refs
                 continue
             phase = (pod.get("status") or {}).get("phase")
             deleting = meta.get("deletionTimestamp") is not None
+            ix = completion_index(pod) if indexed else UNKNOWN_INDEX
             if phase not in ("Succeeded", "Failed"):
                 if deleting:
                     terminating.append(pod)
+                    terminating_ix.append(ix)
                 else:
                     active.append(pod)
+                    active_ix.append(ix)
                     if is_pod_ready(pod):
                         ready += 1
                 if count_restarts and phase in ("Pending", "Running"):
@@ -184,7 +180,6 @@ class JobSync:
                 self.fail_job_message = match_pod_failure_policy(policy, pod)[0]
             if TRACKING_FINALIZER not in (meta.get("finalizers") or ()):
                 continue
-            ix = completion_index(pod) if indexed else UNKNOWN_INDEX
             tracked.append((ix, pod))
             if indexed and not 0 <= ix < completions:
                 continue
@@ -195,7 +190,8 @@ class JobSync:
                     new_succeeded.append(pod)
             elif failed and meta["uid"] not in self.uncounted_failed:
                 new_failed.append(pod)
-        self.active_pods, self.terminating_pods, self.tracked = active, terminating, tracked
+        self.active_pods, self.active_indexes, self.tracked = active, active_ix, tracked
+        self.terminating_indexes = terminating_ix
         self.active, self.ready, self.terminating = len(active), ready, len(terminating)
         self.restarts = restarts
         counted_failures = len(new_failed)
@@ -294,14 +290,13 @@ class JobSync:
         """Delete surplus pods *or* create missing ones (never both in one sync); returns ``active``."""
         active = len(self.active_pods)
         if self.suspended:
-            return active - self._delete_surplus(pods_for_removal(self.active_pods, self.completions,
-                                                                  self.indexed, active))
+            return active - self._delete_surplus(self._pods_for_removal(active))
         parallelism = self.spec.get("parallelism", 1)
         if self.completions is None:
             want = active if self.succeeded > 0 else parallelism
         else:
             want = max(min(self.completions - self.succeeded, parallelism), 0)
-        surplus = pods_for_removal(self.active_pods, self.completions, self.indexed, max(active - want, 0))
+        surplus = self._pods_for_removal(max(active - want, 0))
         if surplus:
             return active - self._delete_surplus(surplus[:MAX_POD_CREATE_DELETE_PER_SYNC])
         diff = want - (self.terminating if self.only_replace_failed else 0) - active
@@ -314,233 +309,24 @@ class JobSync:
         diff = min(diff, MAX_POD_CREATE_DELETE_PER_SYNC)
         pending: list[int] = []
         if self.indexed:
-            non_pending = indexes.with_ordered_indexes(self.succeeded_indexes, _indexes_of(self.active_pods))
+            non_pending = indexes.with_ordered_indexes(self.succeeded_indexes, _valid(self.active_indexes))
             if self.only_replace_failed:
-                non_pending = indexes.with_ordered_indexes(non_pending, _indexes_of(self.terminating_pods))
+                non_pending = indexes.with_ordered_indexes(non_pending, _valid(self.terminating_indexes))
             pending = indexes.first_pending_indexes(non_pending, diff, self.completions or 0)
             diff = len(pending)
-        return active + self._create_pods(diff, pending)
+        return active + self._pods.create_pods(PodFactory(self.job, self.indexed), diff, pending)
+
+    def _pods_for_removal(self, at_least: int) -> list[Obj]:
+        indexes_ = self.active_indexes if self.indexed else None
+        return pods_for_removal(self.active_pods, indexes_, self.completions or 0, at_least)
 
     def _delete_surplus(self, pods: list[Obj]) -> int:
-        ready, removed = self._delete_pods(pods, keep_finalizers=False)
+        ready, removed = self._pods.delete_pods(pods, keep_finalizers=False)
         self.terminating += removed
         self.ready -= ready
         return removed
 
-    def _create_pods(self, count: int, pending: list[int]) -> int:
-        """Slow start: batches of 1, 2, 4, ...; a batch with a failed create abandons the rest, which
-        a later sync retries. Returns how many pods were created."""
-        factory = PodFactory(self.job, self.indexed)
-        created = position = 0
-        batch = min(count, SLOW_START_INITIAL_BATCH_SIZE)
-        while count > 0:
-            failed = False
-            for _ in range(batch):
-                index = pending[position] if pending else UNKNOWN_INDEX
-                position += 1
-                try:
-                    self._client.create(factory.pod(index))
-                    created += 1
-                except ApiError as err:
-                    self.error = self.error or err
-                    failed = True
-            count -= batch
-            if failed:
-                break
-            batch = min(2 * batch, count)
-        return created
 
-    def _delete_pods(self, pods: list[Obj], *, keep_finalizers: bool) -> tuple[int, int]:
-        """``deleteActivePods`` (finishing Job: finalizers kept, so the pods are counted as failed) or
-        ``deleteJobPods`` (suspend/scale-down: finalizer removed first, so they are not counted).
-        Returns (ready pods deleted, pods deleted)."""
-        deleted_ready = deleted = 0
-        for pod in pods:
-            meta = pod["metadata"]
-            try:
-                if not keep_finalizers:
-                    self._remove_tracking_finalizer(pod)
-                self._client.delete("Pod", self.namespace, meta["name"])
-            except ApiError as err:
-                if err.reason != "NotFound":
-                    self.error = self.error or err
-                    continue
-            deleted += 1
-            if is_pod_ready(pod):
-                deleted_ready += 1
-        return deleted_ready, deleted
-
-    def _remove_tracking_finalizer(self, pod: Obj) -> None:
-        """The strategic-merge ``$deleteFromPrimitiveList/finalizers`` patch, as a merge patch computed
-        from the live object (the snapshot in hand may predate another finalizer change)."""
-        meta = pod["metadata"]
-        try:
-            live = self._client.get("Pod", self.namespace, meta["name"], readonly=True)
-        except ApiError as err:
-            if err.reason == "NotFound":
-                return
-            raise
-        if live["metadata"]["uid"] != meta["uid"] or not has_tracking_finalizer(live):
-            return
-        remaining = [f for f in live["metadata"].get("finalizers") or () if f != TRACKING_FINALIZER]
-        patch = {"metadata": {"finalizers": remaining or None}}
-        self._client.patch("Pod", self.namespace, meta["name"], patch)
-
-    # ------------------------------------------------------------------ status tracking
-    def _track_status(self, needs_flush: bool) -> None:
-        """``trackJobStatusAndRemoveFinalizers``: (1) record newly terminated pods in
-        ``uncountedTerminatedPods`` together with any interim condition and write status, (2) remove
-        their tracking finalizers, (3) move them into ``succeeded``/``failed`` and, when nothing is
-        uncounted or terminating any more, add the terminal condition; write status again."""
-        status, indexed = self.status, self.indexed
-        uncounted = status["uncountedTerminatedPods"]
-        tracked = sorted(self.tracked, key=itemgetter(0)) if indexed else self.tracked
-        with_finalizer = {pod["metadata"]["uid"] for _, pod in tracked}
-        if _count_uncounted_without_finalizer(status, with_finalizer):
-            needs_flush = True
-        finished = self.finished_condition
-        remove_all = self.deleting or finished is not None
-        finishing_failed = finished is not None and finished["type"] != SUCCESS_CRITERIA_MET
-        completions = self.completions or 0
-        to_remove: list[Obj] = []
-        new_indexes: list[int] = []
-        reached_max = False
-        for ix, pod in tracked:
-            uid = pod["metadata"]["uid"]
-            phase = (pod.get("status") or {}).get("phase")
-            failed = is_pod_failed(pod, self.only_replace_failed)
-            if not (remove_all or phase == "Succeeded" or failed):
-                continue
-            to_remove.append(pod)
-            valid = not indexed or 0 <= ix < completions
-            if phase == "Succeeded" and uid not in self.uncounted_failed:
-                if indexed:
-                    if valid and not indexes.has_index(self.prev_succeeded_indexes, ix):
-                        new_indexes.append(ix)
-                        needs_flush = True
-                elif uid not in self.uncounted_succeeded:
-                    uncounted["succeeded"].append(uid)
-                    needs_flush = True
-            elif ((failed or finishing_failed) and valid and uid not in self.uncounted_failed
-                  and match_pod_failure_policy(self.failure_policy, pod)[1]):
-                uncounted["failed"].append(uid)
-                needs_flush = True
-            staged = len(new_indexes) + len(uncounted["succeeded"]) + len(uncounted["failed"])
-            if staged >= MAX_UNCOUNTED_PODS:
-                reached_max = True
-                break
-        if indexed:
-            self.succeeded_indexes = indexes.with_ordered_indexes(self.succeeded_indexes, new_indexes)
-            text = indexes.format_indexes(self.succeeded_indexes)
-            needs_flush = needs_flush or text != status.get("completedIndexes", "")
-            status["succeeded"] = indexes.total(self.succeeded_indexes)
-            status["completedIndexes"] = text
-        needs_flush = self._stage_interim_condition() or needs_flush
-
-        if needs_flush:
-            self._write_status()
-            self._save_backoff(self.backoff)
-            needs_flush = False
-        failure: ApiError | None = None
-        for pod in to_remove:
-            try:
-                self._remove_tracking_finalizer(pod)
-                with_finalizer.discard(pod["metadata"]["uid"])
-            except ApiError as err:
-                failure = failure or err
-        if _count_uncounted_without_finalizer(status, with_finalizer):
-            needs_flush = True
-        if failure is not None:
-            if needs_flush:
-                self._write_status()
-            raise failure
-        finished_now = not reached_max and self._enact_finished()
-        if finished_now or needs_flush:
-            self._write_status()
-        if finished_now:
-            self._record_finished()
-
-    def _stage_interim_condition(self) -> bool:
-        """Append ``FailureTarget``/``SuccessCriteriaMet`` (written before any finalizer goes) and turn
-        the pending condition into the terminal ``Failed``/``Complete`` with the same reason."""
-        finished = self.finished_condition
-        if finished is None:
-            return False
-        conditions = self.status["conditions"]
-        changed = False
-        if finished["type"] == FAILURE_TARGET:
-            conditions.append(finished)
-            changed = True
-            finished = new_condition(FAILED, "True", finished["reason"], finished["message"], self.now)
-        elif finished["type"] == SUCCESS_CRITERIA_MET:
-            if not condition_is_true(conditions, SUCCESS_CRITERIA_MET):
-                conditions.append(finished)
-                changed = True
-            finished = new_condition(COMPLETE, "True", finished.get("reason", ""),
-                                     finished.get("message", ""), self.now)
-        self.finished_condition = finished
-        return changed
-
-    def _enact_finished(self) -> bool:
-        """``enactJobFinished``: the terminal condition waits (1.31+) until nothing is uncounted and no
-        pod is terminating."""
-        finished = self.finished_condition
-        if finished is None:
-            return False
-        uncounted = self.status["uncountedTerminatedPods"]
-        if uncounted["succeeded"] or uncounted["failed"] or self.terminating > 0:
-            return False
-        ensure_condition_status(self.status["conditions"], finished["type"], finished["status"],
-                                finished["reason"], finished["message"], now=self.now)
-        if finished["type"] == COMPLETE:
-            self.status["completionTime"] = finished["lastTransitionTime"]
-        return True
-
-    def _record_finished(self) -> None:
-        finished = self.finished_condition
-        if finished is None:
-            return
-        if finished["type"] == COMPLETE:
-            if self.completions is not None and self.status.get("succeeded", 0) > self.completions:
-                self._record_event(self.job, "Warning", "TooManySucceededPods",
-                                   "Too many succeeded pods running after completion count reached")
-            self._record_event(self.job, "Normal", "Completed", "Job completed")
-        else:
-            self._record_event(self.job, "Warning", finished["reason"], finished["message"])
-
-    def _write_status(self) -> None:
-        """PUT ``/status`` with the resourceVersion read at the start of the sync (a concurrent writer
-        makes it a Conflict, retried by the work queue); skipped when nothing changed."""
-        wire = wire_status(self.status)
-        if wire == self.stored_status:
-            return
-        updated = self._client.update_status({
-            "apiVersion": "batch/v1",
-            "kind": "Job",
-            "metadata": {"name": self.name, "namespace": self.namespace, "uid": self.uid,
-                         "resourceVersion": self.rv},
-            "status": wire,
-        })
-        self.rv = updated["metadata"]["resourceVersion"]
-        self.stored_status = updated.get("status") or {}
-
-
-def _indexes_of(pods: list[Obj]) -> list[int]:
-    """``getIndexes``: the distinct valid completion indexes of ``pods``, ascending."""
-    return sorted({ix for ix in map(completion_index, pods) if ix >= 0})
-
-
-def _count_uncounted_without_finalizer(status: Obj, with_finalizer: set[str]) -> bool:
-    """``cleanUncountedPodsWithoutFinalizers``: UIDs whose finalizer is gone move into the counters."""
-    uncounted = status["uncountedTerminatedPods"]
-    changed = False
-    for field in ("succeeded", "failed"):
-        uids = uncounted[field]
-        if not uids:
-            continue
-        keep = [uid for uid in uids if uid in with_finalizer]
-        if len(keep) != len(uids):
-            status[field] = status.get(field, 0) + len(uids) - len(keep)
-            uncounted[field] = keep
-            changed = True
-    return changed
+def _valid(completion_indexes: list[int]) -> list[int]:
+    """``getIndexes``: the distinct known completion indexes, ascending."""
+    return sorted({ix for ix in completion_indexes if ix >= 0})

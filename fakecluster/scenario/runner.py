@@ -205,7 +205,7 @@ class ScenarioRun:
             virtual_end=cluster.clock.now,
             seed=self.scenario.seed,
         )
-        failures = check(self.scenario, result)
+        failures = check(self.scenario, result, shapes=self.shapes)
         messages = [f.summary for f in failures] + self.action_errors
         report = ""
         if messages:

@@ -24,14 +24,15 @@ if TYPE_CHECKING:
 
 __all__ = ["render_failure", "render_timeline"]
 
-_JOB_COLUMNS = ("Created", "Ready", "Complete", "Failed", "Suspended", "Resumed", "Deleted")
-_POD_COLUMNS = ("Created", "Scheduled", "Running", "Ready", "Succeeded", "Failed", "Deleted")
+_POD_COLUMNS = ("Created", "Scheduled", "Running", "Ready", "Succeeded", "Failed", "Deleted", "", "")
+_JOB_COLUMNS = ("Created", "", "", "Ready", "Complete", "Failed", "Deleted", "Suspended", "Resumed")
+"""Job and pod rows share columns, so a Job's ``ready`` sits under its pods' ``ready``."""
 _MAX_OTHER = 20
 
 
 def _span(times: list[float]) -> str:
     low, high = min(times), max(times)
-    if low == high and len(times) == 1:
+    if low == high:
         return format_seconds(low)
     return f"{format_seconds(low)[:-1]}\N{EN DASH}{format_seconds(high)}"
 
@@ -41,6 +42,7 @@ class _JobRow:
     """Everything the trace says about one Job (one jobIndex of one restart attempt) and its pods."""
 
     label: str
+    attempt: int
     first: float
     job_events: dict[str, float] = field(default_factory=dict)
     pods: set[str] = field(default_factory=set)
@@ -49,7 +51,7 @@ class _JobRow:
 
     def job_cells(self) -> list[str]:
         return ["job"] + [
-            f"{c.lower()} {format_seconds(self.job_events[c])}" if c in self.job_events else ""
+            f"{c.lower()} {format_seconds(self.job_events[c])}" if c and c in self.job_events else ""
             for c in _JOB_COLUMNS
         ]
 
@@ -61,7 +63,7 @@ class _JobRow:
             head += f" (+{total - len(self.slots)} replaced)"
         cells = [head]
         for column in _POD_COLUMNS:
-            by_pod = self.pod_events.get(column, {})
+            by_pod = self.pod_events.get(column, {}) if column else {}
             if not by_pod:
                 cells.append("")
                 continue
@@ -76,12 +78,16 @@ def _widths(rows: list[list[str]]) -> list[int]:
 
 
 def _line(row: list[str], widths: list[int], indent: str, width: int) -> list[str]:
-    """Pad cells to their column, drop columns empty in every row, wrap a line that is too long."""
+    """Pad cells to their column and drop columns empty in every row; an overlong line continues on
+    the next one, indented under the first event column, breaking only between cells."""
     cells = [row[c].ljust(widths[c]) for c in range(len(row)) if widths[c]]
-    line = (indent + "  ".join(cells)).rstrip()
-    if len(line) <= width:
-        return [line]
-    return textwrap.wrap(line, width, subsequent_indent=indent + "    ", break_long_words=False)
+    lines = [indent + cells[0]]
+    for cell in cells[1:]:
+        if len((lines[-1] + "  " + cell).rstrip()) > width and lines[-1].strip():
+            lines.append(indent + " " * (len(cells[0]) + 2) + cell)
+        else:
+            lines[-1] += "  " + cell
+    return [line.rstrip() for line in lines if line.strip()]
 
 
 def _related_filter(related: Sequence[str] | None) -> set[str]:
@@ -158,9 +164,8 @@ def _add(by_job: dict[tuple[int, int | None], _JobRow], event: TraceEvent) -> No
     key = (attempt, event.job_index)
     row = by_job.get(key)
     if row is None:
-        suffix = f" attempt {attempt}" if attempt else ""
         index = "?" if event.job_index is None else str(event.job_index)
-        row = by_job[key] = _JobRow(label=f"{event.replicated_job}-{index}{suffix}", first=event.time)
+        row = by_job[key] = _JobRow(f"{event.replicated_job}-{index}", attempt, event.time)
     if event.kind == "Job":
         row.job_events.setdefault(event.event, event.time)
         return
@@ -193,8 +198,8 @@ def _render_jobset(
         f"{e.event} {format_seconds(e.time)}" + (f" (attempt {e.attempt})" if e.attempt else "")
         for e in events
     ]
-    text = "  conditions  " + ("  ·  ".join(transitions) if transitions else "none recorded")
-    lines.extend(textwrap.wrap(text, width, subsequent_indent=" " * 14, break_long_words=False))
+    text = "  jobset  " + ("  ·  ".join(transitions) if transitions else "no events")
+    lines.extend(textwrap.wrap(text, width, subsequent_indent=" " * 10, break_long_words=False))
     rjob_names = list(by_rj) + [rj for rj in shapes if rj not in by_rj]
     show_all = not wanted or name in wanted
     hidden = 0
@@ -204,32 +209,42 @@ def _render_jobset(
         if not show_all and rj not in wanted:
             hidden += 1
             continue
-        shape = shapes.get(rj)
-        header = f"  {rj}"
-        if shape is not None:
-            header += f"  ({shape.replicas} job{'s' if shape.replicas != 1 else ''} \N{MULTIPLICATION SIGN}"
-            header += f" {shape.pods_per_job} pod{'s' if shape.pods_per_job != 1 else ''})"
-        lines.append(header)
-        job_rows = sorted(by_rj.get(rj, {}).values(), key=lambda r: (r.first, r.label))
-        if not job_rows:
-            lines.append("    no events")
-            continue
-        slots = shape.pods_per_job if shape is not None else None
-        job_table = [[row.label, *row.job_cells()] for row in job_rows]
-        pod_table = [[row.label, *row.pod_cells(slots)] for row in job_rows]
-        job_widths, pod_widths = _widths(job_table), _widths(pod_table)
-        job_widths[0] = pod_widths[0] = max(job_widths[0], pod_widths[0])
-        for row, job_cells, pod_cells in zip(job_rows, job_table, pod_table, strict=True):
-            if row.job_events:
-                lines.extend(_line(job_cells, job_widths, "    ", width))
-            if row.pods:
-                lines.extend(_line(pod_cells, pod_widths, "    ", width))
+        lines.extend(_render_rjob(rj, list(by_rj.get(rj, {}).values()), shapes.get(rj), width))
     if hidden:
         lines.append(f"  ({hidden} other replicated job{'s' if hidden != 1 else ''} not shown)")
     return lines
 
 
-def render_failure(scenario: Scenario, result: RunResult, failures: Sequence[Failure], shapes: Shapes) -> str:
+def _render_rjob(rj: str, rows: list[_JobRow], shape: RJobShape | None, width: int) -> list[str]:
+    """One replicated job: a header with its shape, then a Job row and a pods row per Job, grouped by
+    restart attempt when the JobSet restarted, with columns aligned across the whole block."""
+    header = f"  {rj}"
+    if shape is not None:
+        header += f"  ({shape.replicas} job{'s' if shape.replicas != 1 else ''} \N{MULTIPLICATION SIGN}"
+        header += f" {shape.pods_per_job} pod{'s' if shape.pods_per_job != 1 else ''})"
+    if not rows:
+        return [header, "    no events"]
+    rows.sort(key=lambda r: (r.attempt, r.first, r.label))
+    slots = shape.pods_per_job if shape is not None else None
+    restarted = any(r.attempt for r in rows)
+    table: list[tuple[int, list[str]]] = []
+    for row in rows:
+        if row.job_events:
+            table.append((row.attempt, [row.label, *row.job_cells()]))
+        if row.pods:
+            table.append((row.attempt, [row.label, *row.pod_cells(slots)]))
+    widths = _widths([cells for _, cells in table])
+    lines = [header]
+    for position, (attempt, cells) in enumerate(table):
+        if restarted and (position == 0 or table[position - 1][0] != attempt):
+            lines.append(f"    attempt {attempt}")
+        lines.extend(_line(cells, widths, "      " if restarted else "    ", width))
+    return lines
+
+
+def render_failure(
+    scenario: Scenario, result: RunResult, failures: Sequence[Failure], shapes: Shapes, width: int = 100
+) -> str:
     """The report for a failed run: where and with which seed, the broken expectations, the timeline.
 
     The timeline is narrowed to the replicated jobs the failures name; if any failure names nothing
@@ -247,7 +262,9 @@ def render_failure(scenario: Scenario, result: RunResult, failures: Sequence[Fai
     related: list[str] | None = None
     if failures and all(f.related for f in failures):
         related = list(dict.fromkeys(r for f in failures for r in f.related))
-    lines.append("timeline" + (f" (related: {', '.join(related)})" if related else "") + ":")
-    lines.extend("  " + line for line in render_timeline(result.trace, shapes, related).splitlines())
+    heading = "timeline" + (f" (related: {', '.join(related)})" if related else "") + ":"
+    lines.extend(textwrap.wrap(heading, width, subsequent_indent="  ", break_long_words=False))
+    timeline = render_timeline(result.trace, shapes, related, width=width - 2)
+    lines.extend("  " + line for line in timeline.splitlines())
     lines.append(f"re-run the same file with seed {result.seed} to reproduce this exact trace")
     return "\n".join(lines)

@@ -50,8 +50,11 @@ class ChildJobs:
 
     def names(self) -> set[str]:
         """Names of every owned Job (membership only; never iterated)."""
-        return {job["metadata"]["name"] for group in (self.active, self.successful, self.failed, self.previous)
-                for job in group}
+        return {
+            job["metadata"]["name"]
+            for group in (self.active, self.successful, self.failed, self.previous)
+            for job in group
+        }
 
 
 def atoi(value: str | None) -> int:
@@ -122,7 +125,9 @@ def calculate_replicated_job_statuses(js: Obj, owned: ChildJobs, *, restart_job:
     completions)``; previous-run Jobs are ignored. With the RestartJob gate the per-index restart arrays
     are carried over from the current status (the failure policy may change them later).
     """
-    counts: dict[str, dict[str, int]] = {r.get("name", ""): dict.fromkeys(_COUNTERS, 0) for r in replicated_jobs(js)}
+    counts: dict[str, dict[str, int]] = {
+        r.get("name", ""): dict.fromkeys(_COUNTERS, 0) for r in replicated_jobs(js)
+    }
 
     def bucket(job: Obj) -> dict[str, int] | None:
         name = labels_of(job).get(api.REPLICATED_JOB_NAME_KEY)
@@ -197,7 +202,9 @@ def gen_job_name(jobset_name: str, rjob_name: str, job_index: int) -> str:
     return f"{jobset_name}-{rjob_name}-{job_index}"
 
 
-def construct_jobs_from_template(js: Obj, rjob: Obj, owned: ChildJobs, *, restart_job: bool = False) -> list[Obj]:
+def construct_jobs_from_template(
+    js: Obj, rjob: Obj, owned: ChildJobs, *, restart_job: bool = False
+) -> list[Obj]:
     """``constructJobsFromTemplate``: the missing Jobs of one ReplicatedJob.
 
     A name still held by any owned Job (even one of a previous run being deleted) is skipped, which is the
@@ -219,14 +226,23 @@ def construct_job(js: Obj, rjob: Obj, job_index: int, *, restart_job: bool = Fal
     """``constructJob``: the Job for index ``job_index`` (the owner reference is added by ``createJobs``)."""
     template = rjob.get("template") or {}
     template_meta = template.get("metadata") or {}
-    meta: Obj = {"name": gen_job_name(js["metadata"]["name"], rjob.get("name", ""), job_index),
-                 "namespace": js["metadata"].get("namespace", ""),
-                 "labels": dict(template_meta.get("labels") or {}),
-                 "annotations": dict(template_meta.get("annotations") or {})}
-    job: Obj = {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta, "spec": clone(template.get("spec") or {})}
+    meta: Obj = {
+        "name": gen_job_name(js["metadata"]["name"], rjob.get("name", ""), job_index),
+        "namespace": js["metadata"].get("namespace", ""),
+        "labels": dict(template_meta.get("labels") or {}),
+        "annotations": dict(template_meta.get("annotations") or {}),
+    }
+    job: Obj = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": meta,
+        "spec": clone(template.get("spec") or {}),
+    }
     pod_template = job["spec"].setdefault("template", {})
     label_and_annotate_object(meta, js, rjob, job_index, restart_job=restart_job)
-    label_and_annotate_object(pod_template.setdefault("metadata", {}), js, rjob, job_index, restart_job=restart_job)
+    label_and_annotate_object(
+        pod_template.setdefault("metadata", {}), js, rjob, job_index, restart_job=restart_job
+    )
     pod_spec = pod_template.setdefault("spec", {})
     if dns_hostnames_enabled(js):
         pod_spec["subdomain"] = get_subdomain(js)
@@ -234,15 +250,19 @@ def construct_job(js: Obj, rjob: Obj, job_index: int, *, restart_job: bool = Fal
         node_selector = pod_spec.get("nodeSelector") or {}
         node_selector[api.NAMESPACED_JOB_KEY] = f"{meta['namespace']}_{meta['name']}"
         pod_spec["nodeSelector"] = node_selector
-        pod_spec["tolerations"] = [*(pod_spec.get("tolerations") or ()), {
-            "key": api.NO_SCHEDULE_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}]
+        pod_spec["tolerations"] = [
+            *(pod_spec.get("tolerations") or ()),
+            {"key": api.NO_SCHEDULE_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"},
+        ]
     job["spec"]["suspend"] = jobset_suspended(js)
     if spec_of(js).get("volumeClaimPolicies"):
         add_volumes(job, js)
     return job
 
 
-def label_and_annotate_object(meta: Obj, js: Obj, rjob: Obj, job_index: int, *, restart_job: bool = False) -> None:
+def label_and_annotate_object(
+    meta: Obj, js: Obj, rjob: Obj, job_index: int, *, restart_job: bool = False
+) -> None:
     """``labelAndAnnotateObject``: the jobset keys as labels *and* annotations, merged over ``meta``'s own.
 
     The exclusive-placement keys are copied as annotations only: the JobSet's, then the ReplicatedJob
@@ -261,8 +281,10 @@ def label_and_annotate_object(meta: Obj, js: Obj, rjob: Obj, job_index: int, *, 
     if restart_job:
         attempts = get_job_restarts(js, rjob_name)
         if job_index >= len(attempts):
-            raise ReconcileError(f"panic: runtime error: index out of range [{job_index}] with length "
-                                 f"{len(attempts)} [recovered]")
+            raise ReconcileError(
+                f"panic: runtime error: index out of range [{job_index}] with length "
+                f"{len(attempts)} [recovered]"
+            )
         values.append((api.JOB_RESTART_ATTEMPT_KEY, str(attempts[job_index])))
     values += [
         (api.REPLICATED_JOB_REPLICAS, str(replicas(rjob))),
@@ -281,8 +303,10 @@ def label_and_annotate_object(meta: Obj, js: Obj, rjob: Obj, job_index: int, *, 
     labels.update(values)
     annotations = dict(meta.get("annotations") or {})
     annotations.update(values)
-    for source in ((js.get("metadata") or {}).get("annotations") or {},
-                   ((rjob.get("template") or {}).get("metadata") or {}).get("annotations") or {}):
+    for source in (
+        (js.get("metadata") or {}).get("annotations") or {},
+        ((rjob.get("template") or {}).get("metadata") or {}).get("annotations") or {},
+    ):
         if api.EXCLUSIVE_KEY in source:
             annotations[api.EXCLUSIVE_KEY] = source[api.EXCLUSIVE_KEY]
             if api.NODE_SELECTOR_STRATEGY_KEY in source:
@@ -292,15 +316,18 @@ def label_and_annotate_object(meta: Obj, js: Obj, rjob: Obj, job_index: int, *, 
 
 
 def job_hash_key(namespace: str, job_name: str) -> str:
-    """``jobHashKey``: SHA1 hex of ``<namespace>/<jobName>`` (the types file says SHA256; the code is SHA1)."""
+    """``jobHashKey``: SHA1 hex of ``<namespace>/<jobName>`` (the types file says SHA256; the code uses
+    SHA1)."""
     return hashlib.sha1(f"{namespace}/{job_name}".encode()).hexdigest()
 
 
 def coordinator_endpoint(js: Obj) -> str:
     """``CoordinatorEndpoint``: ``<js>-<rjob>-<jobIndex>-<podIndex>.<subdomain>``."""
     coordinator = spec_of(js)["coordinator"]
-    return (f"{js['metadata']['name']}-{coordinator.get('replicatedJob', '')}-{coordinator.get('jobIndex') or 0}"
-            f"-{coordinator.get('podIndex') or 0}.{get_subdomain(js)}")
+    return (
+        f"{js['metadata']['name']}-{coordinator.get('replicatedJob', '')}-{coordinator.get('jobIndex') or 0}"
+        f"-{coordinator.get('podIndex') or 0}.{get_subdomain(js)}"
+    )
 
 
 def global_job_index(js: Obj, rjob_name: str, job_index: int) -> str:

@@ -74,8 +74,13 @@ def update_condition(js: Obj, cond: ConditionOpts | None, now: str) -> bool:
     """``updateCondition``: mutate ``js.status.conditions`` in place; True if anything changed."""
     if cond is None:
         return False
-    new = {"type": cond.type, "status": cond.status, "lastTransitionTime": now,
-           "reason": cond.reason, "message": cond.message}
+    new = {
+        "type": cond.type,
+        "status": cond.status,
+        "lastTransitionTime": now,
+        "reason": cond.reason,
+        "message": cond.message,
+    }
     status = status_of(js)
     conditions: list[Obj] = status.get("conditions") or []
     found = False
@@ -90,7 +95,9 @@ def update_condition(js: Obj, cond: ConditionOpts | None, now: str) -> bool:
                 conditions[i] = dict(new)
                 changed = True
             found = True
-        elif exclusive_conditions(current, new) and current.get("status") == "True" and new["status"] == "True":
+        elif (
+            exclusive_conditions(current, new) and current.get("status") == "True" and new["status"] == "True"
+        ):
             conditions[i] = dict(current, status="False")
             changed = True
     if not found and new["status"] == "True":
@@ -109,20 +116,35 @@ def exclusive_conditions(cond1: Obj, cond2: Obj) -> bool:
 
 def make_completed_condition_opts() -> ConditionOpts:
     """``makeCompletedConditionsOpts``."""
-    return ConditionOpts(EVENT_TYPE_NORMAL, api.JOBSET_COMPLETED, "True", api.ALL_JOBS_COMPLETED_REASON,
-                         api.ALL_JOBS_COMPLETED_MESSAGE)
+    return ConditionOpts(
+        EVENT_TYPE_NORMAL,
+        api.JOBSET_COMPLETED,
+        "True",
+        api.ALL_JOBS_COMPLETED_REASON,
+        api.ALL_JOBS_COMPLETED_MESSAGE,
+    )
 
 
 def make_suspended_condition_opts() -> ConditionOpts:
     """``makeSuspendedConditionOpts``."""
-    return ConditionOpts(EVENT_TYPE_NORMAL, api.JOBSET_SUSPENDED, "True", api.JOBSET_SUSPENDED_REASON,
-                         api.JOBSET_SUSPENDED_MESSAGE)
+    return ConditionOpts(
+        EVENT_TYPE_NORMAL,
+        api.JOBSET_SUSPENDED,
+        "True",
+        api.JOBSET_SUSPENDED_REASON,
+        api.JOBSET_SUSPENDED_MESSAGE,
+    )
 
 
 def make_resumed_condition_opts() -> ConditionOpts:
     """``makeResumedConditionOpts``: flips an existing ``Suspended`` condition to False."""
-    return ConditionOpts(EVENT_TYPE_NORMAL, api.JOBSET_SUSPENDED, "False", api.JOBSET_RESUMED_REASON,
-                         api.JOBSET_RESUMED_MESSAGE)
+    return ConditionOpts(
+        EVENT_TYPE_NORMAL,
+        api.JOBSET_SUSPENDED,
+        "False",
+        api.JOBSET_RESUMED_REASON,
+        api.JOBSET_RESUMED_MESSAGE,
+    )
 
 
 def set_restarting_condition_false(js: Obj, reason: str, message: str, opts: StatusUpdate) -> None:
@@ -133,16 +155,18 @@ def set_restarting_condition_false(js: Obj, reason: str, message: str, opts: Sta
 def set_jobset_completed_condition(js: Obj, opts: StatusUpdate) -> None:
     """``setJobSetCompletedCondition``: Completed=True, Restarting=False and ``terminalState``."""
     set_condition(js, make_completed_condition_opts(), opts)
-    set_restarting_condition_false(js, api.RESTARTING_JOBSET_REASON_JOBSET_COMPLETED,
-                                   api.ALL_JOBS_COMPLETED_MESSAGE, opts)
+    set_restarting_condition_false(
+        js, api.RESTARTING_JOBSET_REASON_JOBSET_COMPLETED, api.ALL_JOBS_COMPLETED_MESSAGE, opts
+    )
     status_of(js)["terminalState"] = api.JOBSET_COMPLETED
 
 
 def set_jobset_suspended_condition(js: Obj, opts: StatusUpdate) -> None:
     """``setJobSetSuspendedCondition``."""
     set_condition(js, make_suspended_condition_opts(), opts)
-    set_restarting_condition_false(js, api.RESTARTING_JOBSET_REASON_JOBSET_SUSPENDED,
-                                   api.JOBSET_SUSPENDED_MESSAGE, opts)
+    set_restarting_condition_false(
+        js, api.RESTARTING_JOBSET_REASON_JOBSET_SUSPENDED, api.JOBSET_SUSPENDED_MESSAGE, opts
+    )
 
 
 def set_jobset_resumed_condition(js: Obj, opts: StatusUpdate) -> None:

@@ -66,13 +66,19 @@ class EventRecorder:
     def reporting_instance(self) -> str:
         return f"{self.reporting_controller}-{self.hostname}"
 
-    def eventf(self, regarding: Obj, related: Obj | None, event_type: str, reason: str, action: str,
-               note: str) -> None:
+    def eventf(  # noqa: PLR0917 - the positional signature of client-go's EventRecorder.Eventf
+        self, regarding: Obj, related: Obj | None, event_type: str, reason: str, action: str, note: str
+    ) -> None:
         """``EventRecorder.Eventf``: record one event, folding repeats into a series."""
         ref = object_reference(regarding)
         rel = object_reference(related) if related is not None else None
-        key: EventKey = (action, reason, self.reporting_controller, tuple(ref.items()),
-                         tuple(rel.items()) if rel else ())
+        key: EventKey = (
+            action,
+            reason,
+            self.reporting_controller,
+            tuple(ref.items()),
+            tuple(rel.items()) if rel else (),
+        )
         now = self.clock.now
         cached = self._cache.get(key)
         if cached is not None and now - cached.last_seen <= FINISH_TIME:
@@ -80,18 +86,18 @@ class EventRecorder:
             cached.last_seen = now
             self._patch_series(cached)
             return
-        created = self._create(ref, rel, event_type, reason, action, note)
+        body = {"action": action, "reason": reason, "note": note, "type": event_type}
+        created = self._create(ref, rel, body)
         if created is not None:
             meta = created["metadata"]
             self._cache[key] = _Cached(meta["name"], meta["namespace"], now)
 
-    def _create(self, ref: Obj, rel: Obj | None, event_type: str, reason: str, action: str,
-                note: str) -> Obj | None:
+    def _create(self, ref: Obj, rel: Obj | None, body: dict[str, str]) -> Obj | None:
         """Create the event; a name taken by a previous controller process at the same virtual
         nanosecond (impossible on a wall clock) is retried with the next nanosecond."""
         for _ in range(_MAX_NAME_ATTEMPTS):
             try:
-                return self.client.create(self._make_event(ref, rel, event_type, reason, action, note))
+                return self.client.create(self._make_event(ref, rel, body))
             except ApiError as err:
                 if err.reason != "AlreadyExists":
                     return None
@@ -111,9 +117,8 @@ class EventRecorder:
         self._last_nanos = nanos
         return nanos
 
-    def _make_event(self, ref: Obj, related: Obj | None, event_type: str, reason: str, action: str,
-                    note: str) -> Obj:
-        """``recorderImpl.makeEvent``."""
+    def _make_event(self, ref: Obj, related: Obj | None, body: dict[str, str]) -> Obj:
+        """``recorderImpl.makeEvent``; ``body`` holds action, reason, note and type."""
         event: Obj = {
             "apiVersion": "events.k8s.io/v1",
             "kind": "Event",
@@ -124,11 +129,11 @@ class EventRecorder:
             "eventTime": self.clock.micro_timestamp(),
             "reportingController": self.reporting_controller,
             "reportingInstance": self.reporting_instance,
-            "action": action,
-            "reason": reason,
+            "action": body["action"],
+            "reason": body["reason"],
             "regarding": ref,
-            "note": note,
-            "type": event_type,
+            "note": body["note"],
+            "type": body["type"],
         }
         if related is not None:
             event["related"] = related
@@ -139,9 +144,13 @@ def object_reference(obj: Obj) -> Obj:
     """``reference.GetReference``: the ``corev1.ObjectReference`` fields in their JSON order."""
     meta = obj.get("metadata") or {}
     ref: Obj = {"kind": obj.get("kind", "")}
-    for out_key, value in (("namespace", meta.get("namespace")), ("name", meta.get("name")),
-                           ("uid", meta.get("uid")), ("apiVersion", obj.get("apiVersion")),
-                           ("resourceVersion", meta.get("resourceVersion"))):
+    for out_key, value in (
+        ("namespace", meta.get("namespace")),
+        ("name", meta.get("name")),
+        ("uid", meta.get("uid")),
+        ("apiVersion", obj.get("apiVersion")),
+        ("resourceVersion", meta.get("resourceVersion")),
+    ):
         if value:
             ref[out_key] = value
     return ref

@@ -33,13 +33,16 @@ from jobset.controller.events import EVENT_TYPE_WARNING
 from jobset.controller.spec import failure_policy, labels_of, replicas, replicated_jobs, status_of
 
 Applier = Callable[[Obj, Obj, Obj | None, StatusUpdate, bool], None]
-"""``failurePolicyActionApplier``: (jobset, matched failed Job, matched rule or None, opts, RestartJob gate)."""
+"""``failurePolicyActionApplier``: (jobset, matched failed Job, matched rule or None, opts, RestartJob
+gate)."""
 
 DEFAULT_FAILURE_POLICY_RULE_ACTION = api.RESTART_JOBSET
 """``defaultFailurePolicyRuleAction``, from the Configurable Failure Policy KEP."""
 
 
-def execute_failure_policy(js: Obj, failed: list[Obj], opts: StatusUpdate, *, restart_job: bool = False) -> None:
+def execute_failure_policy(
+    js: Obj, failed: list[Obj], opts: StatusUpdate, *, restart_job: bool = False
+) -> None:
     """``executeFailurePolicy`` (upstream passes all owned Jobs and reads ``ownedJobs.failed``)."""
     policy = failure_policy(js)
     if policy is None:
@@ -62,9 +65,12 @@ def _name(job: Obj | None) -> str:
     return job["metadata"]["name"]
 
 
-def find_first_failed_policy_rule_and_job(rules: list[Obj], failed: list[Obj]) -> tuple[Obj | None, Obj | None]:
+def find_first_failed_policy_rule_and_job(
+    rules: list[Obj], failed: list[Obj]
+) -> tuple[Obj | None, Obj | None]:
     """``findFirstFailedPolicyRuleAndJob``: the first rule with an applicable failed Job, and the
-    earliest-failed such Job (strictly earlier wins; ties keep list order). (None, None) if no rule applies."""
+    earliest-failed such Job (strictly earlier wins; ties keep list order). (None, None) if no rule
+    applies."""
     for rule in rules:
         matched: Obj | None = None
         matched_time = 0.0
@@ -74,7 +80,9 @@ def find_first_failed_policy_rule_and_job(rules: list[Obj], failed: list[Obj]) -
                 continue
             failure_time = _time(condition)
             earlier = matched is None or failure_time < matched_time
-            if earlier and rule_is_applicable(rule, job, condition.get("reason", ""), condition.get("message", "")):
+            if earlier and rule_is_applicable(
+                rule, job, condition.get("reason", ""), condition.get("message", "")
+            ):
                 matched, matched_time = job, failure_time
         if matched is not None:
             return rule, matched
@@ -110,12 +118,15 @@ def any_match_found(patterns: list[str], message: str) -> bool:
     return False
 
 
-def apply_failure_policy_rule_action(js: Obj, job: Obj | None, rule: Obj | None, opts: StatusUpdate, action: str,
-                                     *, restart_job: bool = False) -> None:
+def apply_failure_policy_rule_action(
+    js: Obj, job: Obj | None, rule: Obj | None, opts: StatusUpdate, action: str, *, restart_job: bool = False
+) -> None:
     """``applyFailurePolicyRuleAction``: dispatch to the action's applier."""
     applier = ACTION_APPLIERS.get(action)
     if applier is None:
-        raise ReconcileError(f"failed to find a corresponding action for the FailurePolicyRuleAction {action}")
+        raise ReconcileError(
+            f"failed to find a corresponding action for the FailurePolicyRuleAction {action}"
+        )
     if job is None:
         raise ReconcileError(NIL_POINTER_PANIC)
     applier(js, job, rule, opts, restart_job)
@@ -131,35 +142,45 @@ def _restarting_reason(rule: Obj | None) -> str:
     return api.RESTARTING_JOBSET_REASON_FAILURE_POLICY_FORMAT % (rule.get("name") or "")
 
 
-def fail_jobset_action_applier(js: Obj, job: Obj, rule: Obj | None, opts: StatusUpdate, restart_job: bool) -> None:
+def fail_jobset_action_applier(
+    js: Obj, job: Obj, rule: Obj | None, opts: StatusUpdate, restart_job: bool
+) -> None:
     """``failJobSetActionApplier``."""
     message = message_with_first_failed_job(api.FAIL_JOBSET_ACTION_MESSAGE, _name(job))
     set_jobset_failed_condition(js, api.FAIL_JOBSET_ACTION_REASON, message, opts)
 
 
-def restart_jobset_action_applier(js: Obj, job: Obj, rule: Obj | None, opts: StatusUpdate, restart_job: bool) -> None:
+def restart_jobset_action_applier(
+    js: Obj, job: Obj, rule: Obj | None, opts: StatusUpdate, restart_job: bool
+) -> None:
     """``restartJobSetActionApplier``: fail with ``ReachedMaxRestarts`` once the budget is used up."""
     status = status_of(js)
     counted = int(status.get("restartsCountTowardsMax") or 0)
-    if (restart_job and total_restarts_count_towards_max(js) >= _max_restarts(js)) or counted >= _max_restarts(js):
+    if (
+        restart_job and total_restarts_count_towards_max(js) >= _max_restarts(js)
+    ) or counted >= _max_restarts(js):
         message = message_with_first_failed_job(api.REACHED_MAX_RESTARTS_MESSAGE, _name(job))
         set_jobset_failed_condition(js, api.REACHED_MAX_RESTARTS_REASON, message, opts)
         return
     message = message_with_first_failed_job(api.RESTART_JOBSET_ACTION_MESSAGE, _name(job))
-    failure_policy_recreate_all(js, True, opts, EventParams(EVENT_TYPE_WARNING, api.RESTART_JOBSET_ACTION_REASON,
-                                                            message), _restarting_reason(rule), message)
+    event = EventParams(EVENT_TYPE_WARNING, api.RESTART_JOBSET_ACTION_REASON, message)
+    failure_policy_recreate_all(js, True, opts, event, reason=_restarting_reason(rule), message=message)
 
 
-def restart_jobset_and_ignore_max_restarts_action_applier(js: Obj, job: Obj, rule: Obj | None, opts: StatusUpdate,
-                                                          restart_job: bool) -> None:
+def restart_jobset_and_ignore_max_restarts_action_applier(
+    js: Obj, job: Obj, rule: Obj | None, opts: StatusUpdate, restart_job: bool
+) -> None:
     """``restartJobSetAndIgnoreMaxRestartsActionApplier``: no budget check, not counted towards max."""
-    message = message_with_first_failed_job(api.RESTART_JOBSET_AND_IGNORE_MAX_RESTARTS_ACTION_MESSAGE, _name(job))
+    message = message_with_first_failed_job(
+        api.RESTART_JOBSET_AND_IGNORE_MAX_RESTARTS_ACTION_MESSAGE, _name(job)
+    )
     event = EventParams(EVENT_TYPE_WARNING, api.RESTART_JOBSET_AND_IGNORE_MAX_RESTARTS_ACTION_REASON, message)
-    failure_policy_recreate_all(js, False, opts, event, _restarting_reason(rule), message)
+    failure_policy_recreate_all(js, False, opts, event, reason=_restarting_reason(rule), message=message)
 
 
-def failure_policy_recreate_all(js: Obj, count_towards_max: bool, opts: StatusUpdate, event: EventParams,
-                                reason: str, message: str) -> None:
+def failure_policy_recreate_all(
+    js: Obj, count_towards_max: bool, opts: StatusUpdate, event: EventParams, *, reason: str, message: str
+) -> None:
     """``failurePolicyRecreateAll``: bump the restart counters, set ``RestartingJobSet=True`` (its own
     Warning event) and queue the action event."""
     status = status_of(js)
@@ -171,33 +192,43 @@ def failure_policy_recreate_all(js: Obj, count_towards_max: bool, opts: StatusUp
     opts.enqueue_event(event)
 
 
-def restart_job_action_applier(js: Obj, job: Obj, rule: Obj | None, opts: StatusUpdate, restart_job: bool) -> None:
+def restart_job_action_applier(
+    js: Obj, job: Obj, rule: Obj | None, opts: StatusUpdate, restart_job: bool
+) -> None:
     """``restartJobActionApplier`` (RestartJob gate): recreate only this Job, counted towards max."""
     if not restart_job:
-        raise ReconcileError("RestartJob failure policy action cannot be used when the feature gate RestartJob "
-                             "is disabled")
+        raise ReconcileError(
+            "RestartJob failure policy action cannot be used when the feature gate RestartJob is disabled"
+        )
     if total_restarts_count_towards_max(js) >= _max_restarts(js):
         message = message_with_first_failed_job(api.REACHED_MAX_RESTARTS_MESSAGE, _name(job))
         set_jobset_failed_condition(js, api.REACHED_MAX_RESTARTS_REASON, message, opts)
         return
     message = message_with_first_failed_job(api.RESTART_JOB_ACTION_MESSAGE, _name(job))
-    failure_policy_recreate_job(js, job, True, opts, EventParams(EVENT_TYPE_WARNING, api.RESTART_JOB_ACTION_REASON,
-                                                                 message))
+    failure_policy_recreate_job(
+        js, job, True, opts, EventParams(EVENT_TYPE_WARNING, api.RESTART_JOB_ACTION_REASON, message)
+    )
 
 
-def restart_job_and_ignore_max_restarts_action_applier(js: Obj, job: Obj, rule: Obj | None, opts: StatusUpdate,
-                                                       restart_job: bool) -> None:
+def restart_job_and_ignore_max_restarts_action_applier(
+    js: Obj, job: Obj, rule: Obj | None, opts: StatusUpdate, restart_job: bool
+) -> None:
     """``restartJobAndIgnoreMaxRestartsActionApplier`` (RestartJob gate)."""
     if not restart_job:
-        raise ReconcileError("RestartJobAndIgnoreMaxRestarts failure policy action cannot be used when the feature "
-                             "gate RestartJob is disabled")
-    message = message_with_first_failed_job(api.RESTART_JOB_AND_IGNORE_MAX_RESTARTS_ACTION_MESSAGE, _name(job))
+        raise ReconcileError(
+            "RestartJobAndIgnoreMaxRestarts failure policy action cannot be used when the feature "
+            "gate RestartJob is disabled"
+        )
+    message = message_with_first_failed_job(
+        api.RESTART_JOB_AND_IGNORE_MAX_RESTARTS_ACTION_MESSAGE, _name(job)
+    )
     event = EventParams(EVENT_TYPE_WARNING, api.RESTART_JOB_AND_IGNORE_MAX_RESTARTS_ACTION_REASON, message)
     failure_policy_recreate_job(js, job, False, opts, event)
 
 
-def failure_policy_recreate_job(js: Obj, job: Obj, count_towards_max: bool, opts: StatusUpdate,
-                                event: EventParams) -> None:
+def failure_policy_recreate_job(
+    js: Obj, job: Obj, count_towards_max: bool, opts: StatusUpdate, event: EventParams
+) -> None:
     """``failurePolicyRecreateJob``: bump ``jobRestarts[idx]`` (and ``jobRestartsCountTowardsMax[idx]``)
     of the failed Job's ReplicatedJob. No ``RestartingJobSet`` condition."""
     name = job["metadata"]["name"]
@@ -209,20 +240,26 @@ def failure_policy_recreate_job(js: Obj, job: Obj, count_towards_max: bool, opts
     if index_text is None:
         raise ReconcileError(f"failed job {name} missing {api.JOB_INDEX_KEY} label")
     if not index_text.lstrip("+-").isdigit():
-        raise ReconcileError(f"failed job {name} has invalid {api.JOB_INDEX_KEY} label: {index_text}: "
-                             f'strconv.Atoi: parsing "{index_text}": invalid syntax')
+        raise ReconcileError(
+            f"failed job {name} has invalid {api.JOB_INDEX_KEY} label: {index_text}: "
+            f'strconv.Atoi: parsing "{index_text}": invalid syntax'
+        )
     index = int(index_text)
     attempts = get_job_restarts(js, rjob_name)
     if index >= len(attempts):
-        raise ReconcileError(f"failed job {name} has index {index} out of bounds for replicated job {rjob_name} "
-                             f"(replicas: {len(attempts)})")
+        raise ReconcileError(
+            f"failed job {name} has index {index} out of bounds for replicated job {rjob_name} "
+            f"(replicas: {len(attempts)})"
+        )
     attempts[index] += 1
     _set_status_list(js, rjob_name, "jobRestarts", attempts)
     if count_towards_max:
         counted = get_job_restarts_count_towards_max(js, rjob_name)
         if index >= len(counted):
-            raise ReconcileError(f"failed job {name} has index {index} out of bounds for replicated job "
-                                 f"{rjob_name} (replicas: {len(attempts)})")
+            raise ReconcileError(
+                f"failed job {name} has index {index} out of bounds for replicated job "
+                f"{rjob_name} (replicas: {len(attempts)})"
+            )
         counted[index] += 1
         _set_status_list(js, rjob_name, "jobRestartsCountTowardsMax", counted)
     opts.should_update = True
@@ -242,8 +279,12 @@ ACTION_APPLIERS: dict[str, Applier] = {
 def set_jobset_failed_condition(js: Obj, reason: str, message: str, opts: StatusUpdate) -> None:
     """``setJobSetFailedCondition``: Failed=True (Warning), Restarting=False and ``terminalState``."""
     set_condition(js, ConditionOpts(EVENT_TYPE_WARNING, api.JOBSET_FAILED, "True", reason, message), opts)
-    set_restarting_condition_false(js, api.RESTARTING_JOBSET_REASON_JOBSET_FAILED,
-                                   api.RESTARTING_JOBSET_REASON_JOBSET_FAILED_MESSAGE, opts)
+    set_restarting_condition_false(
+        js,
+        api.RESTARTING_JOBSET_REASON_JOBSET_FAILED,
+        api.RESTARTING_JOBSET_REASON_JOBSET_FAILED_MESSAGE,
+        opts,
+    )
     status_of(js)["terminalState"] = api.JOBSET_FAILED
 
 
@@ -264,7 +305,8 @@ def _time(condition: Obj) -> float:
 
 
 def find_first_failed_job(failed: list[Obj]) -> Obj | None:
-    """``findFirstFailedJob``: the Job whose ``Failed`` condition is oldest (strictly; ties keep list order)."""
+    """``findFirstFailedJob``: the Job whose ``Failed`` condition is oldest (strictly; ties keep list
+    order)."""
     first: Obj | None = None
     first_time = 0.0
     for job in failed:
@@ -314,6 +356,9 @@ def get_job_restarts_count_towards_max(js: Obj, rjob_name: str) -> list[int]:
 def total_restarts_count_towards_max(js: Obj) -> int:
     """``totalRestartsCountTowardsMax``: global plus individual restarts that count towards max."""
     status = status_of(js)
-    individual = sum(int(v) for entry in status.get("replicatedJobsStatus") or ()
-                     for v in entry.get("jobRestartsCountTowardsMax") or ())
+    individual = sum(
+        int(v)
+        for entry in status.get("replicatedJobsStatus") or ()
+        for v in entry.get("jobRestartsCountTowardsMax") or ()
+    )
     return int(status.get("restartsCountTowardsMax") or 0) + individual

@@ -43,7 +43,8 @@ def headless_service(js: Obj) -> Obj:
 
 def create_headless_svc_if_necessary(client: Client, recorder: EventRecorder, js: Obj) -> None:
     """``createHeadlessSvcIfNecessary``: a create failure is reported at once as a
-    ``HeadlessServiceCreationFailed`` Warning event (not gated on the status write) and fails the reconcile."""
+    ``HeadlessServiceCreationFailed`` Warning event (not gated on the status write) and fails the
+    reconcile."""
     if not dns_hostnames_enabled(js):
         return
     try:
@@ -55,6 +56,12 @@ def create_headless_svc_if_necessary(client: Client, recorder: EventRecorder, js
     try:
         client.create(headless_service(js))
     except ApiError as err:
-        recorder.eventf(js, None, EVENT_TYPE_WARNING, api.HEADLESS_SERVICE_CREATION_FAILED_REASON, "Reconciling",
-                        err.message)
+        recorder.eventf(
+            js,
+            None,
+            EVENT_TYPE_WARNING,
+            api.HEADLESS_SERVICE_CREATION_FAILED_REASON,
+            "Reconciling",
+            err.message,
+        )
         raise

@@ -51,7 +51,9 @@ def num_jobs_expected_to_succeed(js: Obj) -> int:
     if operator == api.OPERATOR_ANY:
         return 1
     if operator == api.OPERATOR_ALL:
-        return sum(replicas(rjob) for rjob in replicated_jobs(js) if replicated_job_matches_success_policy(js, rjob))
+        return sum(
+            replicas(rjob) for rjob in replicated_jobs(js) if replicated_job_matches_success_policy(js, rjob)
+        )
     return 0
 
 

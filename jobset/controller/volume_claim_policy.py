@@ -42,25 +42,33 @@ def reconcile_volume_claim_policies(client: Client, recorder: EventRecorder, js:
 
 def _create_pvcs_if_necessary(client: Client, recorder: EventRecorder, js: Obj, policy: Obj) -> None:
     """``createPVCsIfNecessary``: stops at the first failing template of this policy."""
-    retention = ((policy.get("retentionPolicy") or {}).get("whenDeleted"))
+    retention = (policy.get("retentionPolicy") or {}).get("whenDeleted")
     for template in policy.get("templates") or ():
         template_meta = template.get("metadata") or {}
         labels = dict(template_meta.get("labels") or {})
         labels[api.JOBSET_NAME_KEY] = js["metadata"]["name"]
-        meta: Obj = {"name": generate_pvc_name(js["metadata"]["name"], template_meta.get("name", "")),
-                     "namespace": js["metadata"].get("namespace", ""), "labels": labels}
+        meta: Obj = {
+            "name": generate_pvc_name(js["metadata"]["name"], template_meta.get("name", "")),
+            "namespace": js["metadata"].get("namespace", ""),
+            "labels": labels,
+        }
         if template_meta.get("annotations"):
             meta["annotations"] = dict(template_meta["annotations"])
         if retention == api.RETENTION_POLICY_DELETE:
             meta["ownerReferences"] = [owner_reference(js)]
-        pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta,
-               "spec": clone(template.get("spec") or {})}
+        pvc = {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": meta,
+            "spec": clone(template.get("spec") or {}),
+        }
         try:
             client.create(pvc)
         except ApiError as err:
             if err.reason != "AlreadyExists":
-                recorder.eventf(js, None, EVENT_TYPE_WARNING, api.PVC_CREATION_FAILED_REASON, "Reconciling",
-                                err.message)
+                recorder.eventf(
+                    js, None, EVENT_TYPE_WARNING, api.PVC_CREATION_FAILED_REASON, "Reconciling", err.message
+                )
                 raise
 
 
@@ -72,10 +80,13 @@ def add_volumes(job: Obj, js: Obj) -> None:
             name = (template.get("metadata") or {}).get("name", "")
             if not _has_volume_mount(pod_spec, name):
                 continue
-            pod_spec["volumes"] = [*(pod_spec.get("volumes") or ()), {
-                "name": name,
-                "persistentVolumeClaim": {"claimName": generate_pvc_name(js["metadata"]["name"], name)},
-            }]
+            pod_spec["volumes"] = [
+                *(pod_spec.get("volumes") or ()),
+                {
+                    "name": name,
+                    "persistentVolumeClaim": {"claimName": generate_pvc_name(js["metadata"]["name"], name)},
+                },
+            ]
 
 
 def _has_volume_mount(pod_spec: Obj, name: str) -> bool:

@@ -1,0 +1,334 @@
+"""The emulated kubelet's per-pod state and the pod status it reports.
+
+:class:`PodWorker` is the kubelet's in-memory view of one pod on its node (``pkg/kubelet/pod_workers.go``):
+the containers' runtime state, sandbox IPs, pending timers. :func:`build_status` turns it into the
+``PodStatus`` the status manager would write, following ``generateAPIPodStatus`` and
+``convertToAPIContainerStatuses`` (``pkg/kubelet/kubelet_pods.go``), ``getPhase`` (same file) and the
+condition generators of ``pkg/kubelet/status/generate.go``. The build never mutates the stored object:
+it starts from a shallow copy of the current status, so fields owned by others (``qosClass``,
+``nominatedNodeName``, the scheduler's ``PodScheduled``, a ``DisruptionTarget`` set by an evictor) pass
+through untouched, and an unchanged condition keeps its ``lastTransitionTime``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from fakecluster.behaviour import PodTimings
+from fakecluster.clock import Timer, rfc3339
+from fakecluster.objects import Obj
+
+WAITING, RUNNING, TERMINATED = "waiting", "running", "terminated"
+INIT, SIDECAR, REGULAR = "init", "sidecar", "regular"
+TERMINAL_PHASES = ("Succeeded", "Failed")
+KUBELET_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady")
+"""Owned by the kubelet (``kubetypes.PodConditionsByKubelet``), in the order it appends them."""
+UNKNOWN_MESSAGE = "The container could not be located when the pod was terminated"
+
+_image_ids: dict[str, str] = {}
+
+
+def image_id(image: str) -> str:
+    """A stable fake ``imageID`` (``repo@sha256:<digest>``): the digest is a hash of the image name."""
+    cached = _image_ids.get(image)
+    if cached is None:
+        last = image.rsplit("/", 1)[-1]
+        repo = image.split("@", 1)[0]
+        if ":" in last:
+            repo = repo.rsplit(":", 1)[0]
+        cached = _image_ids[image] = f"{repo}@sha256:{hashlib.sha256(image.encode()).hexdigest()}"
+    return cached
+
+
+class ContainerRun:
+    """Runtime state of one container of a pod (what the CRI runtime would report for it)."""
+
+    __slots__ = ("backoff", "backoff_updated", "container_id", "ever_ran", "image", "last_terminated", "name",
+                 "ready", "restart_count", "role", "run_id", "spec", "started", "started_at", "state",
+                 "terminated", "timers", "waiting_message", "waiting_reason")
+
+    def __init__(self, spec: Obj, role: str, waiting_reason: str) -> None:
+        self.spec = spec
+        self.name: str = spec["name"]
+        self.image: str = spec.get("image") or ""
+        self.role = role
+        self.state = WAITING
+        self.waiting_reason = waiting_reason
+        self.waiting_message: str | None = None
+        self.started_at: str | None = None
+        self.terminated: Obj | None = None
+        self.last_terminated: Obj | None = None
+        self.ready = False
+        self.started = False
+        self.restart_count = 0
+        self.run_id = 0
+        """Bumped on every start and stop, so a stale timer or queued step for a previous run is a no-op."""
+        self.container_id = ""
+        self.ever_ran = False
+        self.backoff = 0.0
+        """Current crash-loop back-off entry (``flowcontrol.Backoff``); 0: none yet."""
+        self.backoff_updated = 0.0
+        self.timers: list[Timer] = []
+
+    def cancel_timers(self) -> None:
+        for timer in self.timers:
+            timer.cancel()
+        self.timers.clear()
+
+    @property
+    def exit_code(self) -> int | None:
+        return None if self.terminated is None else self.terminated["exitCode"]
+
+    def status(self) -> Obj:
+        """``v1.ContainerStatus`` for this container."""
+        if self.state == RUNNING:
+            state: Obj = {"running": {"startedAt": self.started_at}}
+        elif self.state == TERMINATED:
+            state = {"terminated": self.terminated}
+        else:
+            waiting: Obj = {"reason": self.waiting_reason}
+            if self.waiting_message:
+                waiting["message"] = self.waiting_message
+            state = {"waiting": waiting}
+        out: Obj = {
+            "name": self.name,
+            "image": self.image,
+            "imageID": image_id(self.image) if self.ever_ran else "",
+            "ready": self.ready,
+            "started": self.started,
+            "restartCount": self.restart_count,
+            "state": state,
+            "lastState": {"terminated": self.last_terminated} if self.last_terminated is not None else {},
+        }
+        if self.container_id:
+            out["containerID"] = self.container_id
+        return out
+
+
+class PodWorker:
+    """The kubelet's per-pod state machine data. Behaviour lives in :class:`fakecluster.kubelet.Kubelet`."""
+
+    __slots__ = ("containers", "delete_after_sync", "done", "host_ip", "immediate", "init_containers",
+                 "init_index", "jitters", "kill_at", "kill_code", "name", "namespace", "node", "pod_ip",
+                 "readiness_gates", "regular_started", "restart_policy", "sandbox_ready", "start_time",
+                 "stop_requested_at", "terminal", "terminating", "timers", "timings", "uid")
+
+    def __init__(self, pod: Obj, timings: PodTimings, jitters: tuple[float, ...]) -> None:
+        meta = pod["metadata"]
+        spec = pod["spec"]
+        self.uid: str = meta["uid"]
+        self.namespace: str = meta.get("namespace", "")
+        self.name: str = meta["name"]
+        self.node: str = spec["nodeName"]
+        self.timings = timings
+        self.jitters = jitters
+        """Seeded extras for (pull, start, ready, exit, terminate), drawn once at admission."""
+        self.restart_policy: str = spec.get("restartPolicy") or "Always"
+        self.readiness_gates = [g.get("conditionType") for g in spec.get("readinessGates") or ()]
+        init_specs = spec.get("initContainers") or ()
+        default_reason = "PodInitializing" if init_specs else "ContainerCreating"
+        self.init_containers = [
+            ContainerRun(c, SIDECAR if c.get("restartPolicy") == "Always" else INIT, default_reason)
+            for c in init_specs
+        ]
+        self.containers = [ContainerRun(c, REGULAR, default_reason) for c in spec.get("containers") or ()]
+        self.init_index = 0
+        self.regular_started = False
+        self.host_ip: str | None = None
+        self.pod_ip: str | None = None
+        self.start_time: str | None = None
+        self.sandbox_ready = False
+        self.terminating = False
+        """``deletionTimestamp`` seen: the pod is being killed."""
+        self.terminal = False
+        """The kubelet considers the pod finished: its containers will not run again (podIsTerminal)."""
+        self.done = False
+        """Nothing more to do for this pod (terminal status written, or another writer made it terminal)."""
+        self.delete_after_sync = False
+        self.stop_requested_at: float | None = None
+        """When the kubelet first saw ``deletionTimestamp`` (SIGTERM sent)."""
+        self.kill_at = float("inf")
+        """When the containers will have stopped (own exit after SIGTERM, or SIGKILL at the deadline)."""
+        self.kill_code = 137
+        self.timers: list[Timer] = []
+        self.immediate: deque[tuple[Callable[..., None], tuple[Any, ...]]] = deque()
+        """Zero-delay steps, run in order before the next status write (one write per instant)."""
+
+    def all_containers(self) -> list[ContainerRun]:
+        return [*self.init_containers, *self.containers]
+
+    def cancel_timers(self) -> None:
+        for timer in self.timers:
+            timer.cancel()
+        self.timers.clear()
+        for container in self.init_containers:
+            container.cancel_timers()
+        for container in self.containers:
+            container.cancel_timers()
+        self.immediate.clear()
+
+    # ------------------------------------------------------------------ phase (getPhase)
+    def phase(self) -> str:
+        """``getPhase`` (pkg/kubelet/kubelet_pods.go), over our container states."""
+        pending_regular_init = pending_sidecars = failed_init = 0
+        running = waiting = stopped = succeeded = 0
+        for c in self.init_containers:
+            if c.role == INIT:
+                if c.state == RUNNING:
+                    pending_regular_init += 1
+                elif c.state == TERMINATED:
+                    failed_init += c.exit_code != 0
+                elif c.last_terminated is not None:
+                    failed_init += c.last_terminated["exitCode"] != 0
+                else:
+                    pending_regular_init += 1
+            elif c.state == RUNNING:
+                pending_sidecars += not c.started
+                running += 1
+            elif c.state == WAITING and c.last_terminated is None:
+                pending_sidecars += 1
+                waiting += 1
+        for c in self.containers:
+            if c.state == RUNNING:
+                running += 1
+            elif c.state == TERMINATED:
+                stopped += 1
+                succeeded += c.exit_code == 0
+            elif c.last_terminated is not None:
+                stopped += 1
+            else:
+                waiting += 1
+        if failed_init and self.restart_policy == "Never":
+            return "Failed"
+        if pending_regular_init or (pending_sidecars and not self.regular_started) or waiting:
+            return "Pending"
+        if running:
+            return "Running"
+        if stopped:
+            if self.terminal:
+                return "Succeeded" if stopped == succeeded else "Failed"
+            if self.restart_policy == "Always":
+                return "Running"
+            if stopped == succeeded:
+                return "Succeeded"
+            return "Failed" if self.restart_policy == "Never" else "Running"
+        return "Pending"
+
+
+def _condition(cond_type: str, status: bool, reason: str | None = None, message: str | None = None) -> Obj:
+    out: Obj = {"type": cond_type, "status": "True" if status else "False", "lastProbeTime": None}
+    if reason:
+        out["reason"] = reason
+    if message:
+        out["message"] = message
+    return out
+
+
+def _names(containers: list[ContainerRun]) -> str:
+    """Go's ``%s`` of a ``[]string``: ``[a b]``."""
+    return "[" + " ".join(c.name for c in containers) + "]"
+
+
+def kubelet_conditions(worker: PodWorker, phase: str, api_conditions: list[Obj]) -> list[Obj]:
+    """PodReadyToStartContainers, Initialized, Ready, ContainersReady (``status/generate.go``), without
+    transition times (added by :func:`build_status`)."""
+    sandbox = _condition("PodReadyToStartContainers", worker.sandbox_ready and phase not in TERMINAL_PHASES)
+    any_regular_ran = any(c.ever_ran for c in worker.containers)
+    if phase == "Succeeded":
+        initialized = _condition("Initialized", True, "PodCompleted")
+    else:
+        incomplete = [c for c in worker.init_containers if not _init_complete(c)]
+        initialized = (_condition("Initialized", False, "ContainersNotInitialized",
+                                  f"containers with incomplete status: {_names(incomplete)}")
+                       if incomplete and not any_regular_ran else _condition("Initialized", True))
+    if phase in TERMINAL_PHASES:
+        reason = "PodCompleted" if phase == "Succeeded" else "PodFailed"
+        ready = _condition("Ready", False, reason)
+        containers_ready = _condition("ContainersReady", False, reason)
+        return [sandbox, initialized, ready, containers_ready]
+    unready = [c for c in worker.init_containers if c.role == SIDECAR and not c.ready]
+    unready += [c for c in worker.containers if not c.ready]
+    if unready:
+        message = f"containers with unready status: {_names(unready)}"
+        containers_ready = _condition("ContainersReady", False, "ContainersNotReady", message)
+        ready = _condition("Ready", False, "ContainersNotReady", message)
+    else:
+        containers_ready = _condition("ContainersReady", True)
+        ready = _condition("Ready", True)
+        gate_messages = _readiness_gate_messages(worker.readiness_gates, api_conditions)
+        if gate_messages:
+            ready = _condition("Ready", False, "ReadinessGatesNotReady", ", ".join(gate_messages))
+    return [sandbox, initialized, ready, containers_ready]
+
+
+def _init_complete(c: ContainerRun) -> bool:
+    """A sidecar counts once started; a regular init container once it exited 0."""
+    return c.started if c.role == SIDECAR else c.state == TERMINATED and c.exit_code == 0
+
+
+def _readiness_gate_messages(gates: list[str], conditions: list[Obj]) -> list[str]:
+    messages = []
+    for gate in gates:
+        cond = next((c for c in conditions if c.get("type") == gate), None)
+        if cond is None:
+            messages.append(f'corresponding condition of pod readiness gate "{gate}" does not exist.')
+        elif cond.get("status") != "True":
+            messages.append(
+                f'the status of pod readiness gate "{gate}" is not "True", but {cond.get("status")}')
+    return messages
+
+
+def build_status(worker: PodWorker, pod: Obj, now: float) -> Obj:
+    """A new ``PodStatus`` for ``pod`` from the worker's state; ``pod`` itself is left untouched."""
+    old: Obj = pod.get("status") or {}
+    status = dict(old)
+    phase = worker.phase()
+    if old.get("phase") in TERMINAL_PHASES:
+        phase = old["phase"]  # "pods are not allowed to transition out of terminal phases"
+    status["phase"] = phase
+    old_conditions: list[Obj] = old.get("conditions") or []
+    by_type = {c.get("type"): c for c in old_conditions}
+    stamp = rfc3339(now)
+    conditions = []
+    for fresh in kubelet_conditions(worker, phase, old_conditions):
+        previous = by_type.get(fresh["type"])
+        if previous is not None and previous.get("status") == fresh["status"]:
+            fresh["lastTransitionTime"] = previous.get("lastTransitionTime")
+        else:
+            fresh["lastTransitionTime"] = stamp
+        conditions.append(previous if fresh == previous else fresh)
+    conditions.extend(c for c in old_conditions if c.get("type") not in KUBELET_CONDITIONS)
+    status["conditions"] = conditions
+    if worker.host_ip is not None:
+        status["hostIP"] = worker.host_ip
+        status["hostIPs"] = [{"ip": worker.host_ip}]
+    if worker.pod_ip is not None:
+        status["podIP"] = worker.pod_ip
+        status["podIPs"] = [{"ip": worker.pod_ip}]
+    if worker.start_time is not None:
+        status["startTime"] = worker.start_time
+    if worker.init_containers:
+        status["initContainerStatuses"] = [c.status() for c in worker.init_containers]
+    # convertToAPIContainerStatuses sorts regular container statuses by name (SortedContainerStatuses).
+    status["containerStatuses"] = sorted((c.status() for c in worker.containers), key=lambda s: s["name"])
+    return status
+
+
+def container_id(uid: str, name: str, restart_count: int) -> str:
+    """A stable fake CRI container ID for one run of a container."""
+    return "containerd://" + hashlib.sha256(f"{uid}/{name}/{restart_count}".encode()).hexdigest()
+
+
+def go_duration(seconds: float) -> str:
+    """Go's ``time.Duration.String`` for whole seconds: ``10s``, ``1m20s``, ``5m0s``, ``1h0m0s``."""
+    total = int(seconds)
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h{minutes}m{secs}s"
+    if minutes:
+        return f"{minutes}m{secs}s"
+    return f"{secs}s"

@@ -1,0 +1,589 @@
+"""The emulated kubelet: phases, conditions, container states and their virtual times (§2)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from fakecluster.apiserver.errors import ApiError
+from fakecluster.apiserver.server import WatchEvent
+from fakecluster.behaviour import NEVER, PodTimings
+from fakecluster.cluster import Cluster, ClusterConfig, NodePool
+from fakecluster.kubelet import probe_delays
+from fakecluster.kubelet_commands import CommandOutcome, command_outcome, script_outcome, sleep_seconds
+from fakecluster.kubelet_pod import go_duration
+from fakecluster.objects import Obj, clone, get_condition
+
+SLEEP_FOREVER = ["sleep", "infinity"]
+
+
+def make_cluster(timings: PodTimings | Callable[[Obj], PodTimings] = PodTimings(), seed: int = 0) -> Cluster:
+    behaviour = timings if callable(timings) else (lambda _pod: timings)
+    return Cluster(seed=seed, config=ClusterConfig(nodes=[NodePool("node")], behaviour=behaviour))
+
+
+def container(name: str = "main", command: list[str] | None = None, **extra: Any) -> Obj:
+    out: Obj = {"name": name, "image": "busybox:1.36", **extra}
+    if command is not None:
+        out["command"] = command
+    return out
+
+
+def make_pod(name: str = "p", containers: list[Obj] | None = None, restart: str = "Never", **spec: Any) -> Obj:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"restartPolicy": restart, "containers": containers or [container(command=SLEEP_FOREVER)], **spec},
+    }
+
+
+def run_to(cluster: Cluster, until: float) -> None:
+    """Run every event up to ``until`` and leave the clock there, so an action happens at ``until``."""
+    cluster.run(until)
+    cluster.clock.advance_to(until)
+
+
+class Recorder:
+    """Every stored version of the watched pods, with the virtual time it was written."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        self.events: list[tuple[float, str, Obj]] = []
+        cluster.client().watch("Pod", self._on)
+
+    def _on(self, event: WatchEvent) -> None:
+        self.events.append((self.cluster.clock.now, event.type, event.object))
+
+    def first(self, name: str, predicate: Callable[[Obj], bool]) -> float | None:
+        for when, _etype, pod in self.events:
+            if pod["metadata"]["name"] == name and predicate(pod):
+                return when
+        return None
+
+    def deleted_at(self, name: str) -> float | None:
+        return next((w for w, t, p in self.events if t == "DELETED" and p["metadata"]["name"] == name), None)
+
+
+def phase_is(phase: str) -> Callable[[Obj], bool]:
+    return lambda pod: (pod.get("status") or {}).get("phase") == phase
+
+
+def ready(pod: Obj) -> bool:
+    cond = get_condition(pod, "Ready")
+    return cond is not None and cond["status"] == "True"
+
+
+def status_of(cluster: Cluster, name: str = "p") -> Obj:
+    return cluster.client().get("Pod", "default", name)["status"]
+
+
+def cstatus(status: Obj, name: str = "main") -> Obj:
+    """The named container's status; ``{}`` before the kubelet has reported any."""
+    return next((c for c in status.get("containerStatuses") or () if c["name"] == name), {})
+
+
+def cond(status: Obj, cond_type: str) -> Obj:
+    """The condition of that type; ``{}`` if absent."""
+    return next((c for c in status.get("conditions") or () if c["type"] == cond_type), {})
+
+
+# ---------------------------------------------------------------------------------------------- timeline
+def test_pull_start_ready_timeline() -> None:
+    cluster = make_cluster(PodTimings(pull=60, start=1, ready=2))
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod())
+    cluster.run(30)
+    status = status_of(cluster)
+    assert status["phase"] == "Pending"
+    assert cstatus(status)["state"] == {"waiting": {"reason": "ContainerCreating"}}
+    assert cstatus(status)["started"] is False
+    assert cond(status, "Initialized")["status"] == "True"
+    assert cond(status, "PodReadyToStartContainers")["status"] == "True"
+    for cond_type in ("Ready", "ContainersReady"):
+        assert cond(status, cond_type)["status"] == "False"
+        assert cond(status, cond_type)["reason"] == "ContainersNotReady"
+        assert cond(status, cond_type)["message"] == "containers with unready status: [main]"
+    assert status["hostIP"] == "172.18.0.2"
+    assert status["podIP"] == "10.244.0.2"
+    assert status["podIPs"] == [{"ip": "10.244.0.2"}]
+    assert status["startTime"] == "2025-01-01T00:00:00Z"
+    cluster.run(1000)
+    assert rec.first("p", phase_is("Running")) == 61.0
+    assert rec.first("p", ready) == 63.0
+    status = status_of(cluster)
+    assert cstatus(status)["state"] == {"running": {"startedAt": "2025-01-01T00:01:01Z"}}
+    assert cstatus(status)["started"] is True
+    assert cstatus(status)["ready"] is True
+    assert cond(status, "ContainersReady")["status"] == "True"
+    assert cond(status, "Ready")["lastTransitionTime"] == "2025-01-01T00:01:03Z"
+
+
+def test_running_pod_keeps_transition_times_of_unchanged_conditions() -> None:
+    cluster = make_cluster(PodTimings(pull=10, ready=5))
+    cluster.client().create(make_pod())
+    cluster.run(100)
+    status = status_of(cluster)
+    assert cond(status, "PodScheduled")["lastTransitionTime"] == "2025-01-01T00:00:00Z"
+    assert cond(status, "Initialized")["lastTransitionTime"] == "2025-01-01T00:00:00Z"
+    assert cond(status, "Ready")["lastTransitionTime"] == "2025-01-01T00:00:15Z"
+    assert [c["type"] for c in status["conditions"]] == [
+        "PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"]
+
+
+def test_without_ready_rule_or_probe_ready_as_soon_as_running() -> None:
+    cluster = make_cluster(PodTimings(pull=3, start=2))
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod())
+    cluster.run(100)
+    assert rec.first("p", phase_is("Running")) == 5.0
+    assert rec.first("p", ready) == 5.0
+
+
+def test_all_zero_timings_reach_running_and_ready_in_one_status_write() -> None:
+    cluster = make_cluster()
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod())
+    cluster.run(100)
+    kubelet_writes = [p for _w, t, p in rec.events if t == "MODIFIED" and (p.get("status") or {}).get("startTime")]
+    assert len(kubelet_writes) == 1
+    assert cluster.kubelet.status_writes == 1
+    assert kubelet_writes[0]["status"]["phase"] == "Running"
+    assert ready(kubelet_writes[0])
+
+
+def test_ready_never_stays_unready() -> None:
+    cluster = make_cluster(PodTimings(ready=NEVER))
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod())
+    cluster.run(10_000)
+    assert rec.first("p", phase_is("Running")) == 0.0
+    assert rec.first("p", ready) is None
+
+
+# ---------------------------------------------------------------------------------------------- probes
+def test_readiness_probe_initial_delay_decides_ready() -> None:
+    cluster = make_cluster(PodTimings(pull=4))
+    rec = Recorder(cluster)
+    probe = {"exec": {"command": ["true"]}, "initialDelaySeconds": 7, "periodSeconds": 3}
+    cluster.client().create(make_pod(containers=[container(command=SLEEP_FOREVER, readinessProbe=probe)]))
+    cluster.run(100)
+    assert rec.first("p", phase_is("Running")) == 4.0
+    assert rec.first("p", ready) == 11.0
+
+
+def test_startup_probe_gates_started_and_readiness_ticks_after_it() -> None:
+    cluster = make_cluster()
+    rec = Recorder(cluster)
+    startup = {"exec": {"command": ["true"]}, "initialDelaySeconds": 20}
+    readiness = {"exec": {"command": ["true"]}, "initialDelaySeconds": 5, "periodSeconds": 10}
+    cluster.client().create(make_pod(containers=[
+        container(command=SLEEP_FOREVER, startupProbe=startup, readinessProbe=readiness)]))
+    cluster.run(10)
+    assert cstatus(status_of(cluster))["started"] is False
+    cluster.run(100)
+    assert rec.first("p", lambda p: cstatus(p["status"]).get("started") is True) == 20.0
+    assert rec.first("p", ready) == 25.0  # readiness ticks at 5, 15, 25: the first after startup
+
+
+def test_probe_delays_defaults() -> None:
+    assert probe_delays({}) == (0.0, 0.0)
+    assert probe_delays({"readinessProbe": {"initialDelaySeconds": 3}}) == (0.0, 3.0)
+    assert probe_delays({"startupProbe": {"initialDelaySeconds": 12}, "readinessProbe": {}}) == (12.0, 20.0)
+
+
+# ---------------------------------------------------------------------------------------------- exit
+def test_sleep_command_exits_zero_and_pod_succeeds() -> None:
+    cluster = make_cluster(PodTimings(pull=2))
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod(containers=[container(command=["sleep", "30"])]))
+    cluster.run(1000)
+    assert rec.first("p", phase_is("Succeeded")) == 32.0
+    status = status_of(cluster)
+    assert cstatus(status)["state"]["terminated"] == {
+        "exitCode": 0, "reason": "Completed", "startedAt": "2025-01-01T00:00:02Z",
+        "finishedAt": "2025-01-01T00:00:32Z", "containerID": cstatus(status)["containerID"]}
+    assert cstatus(status)["ready"] is False
+    for cond_type in ("Ready", "ContainersReady"):
+        assert cond(status, cond_type)["status"] == "False"
+        assert cond(status, cond_type)["reason"] == "PodCompleted"
+    assert cond(status, "Initialized")["reason"] == "PodCompleted"
+    assert cond(status, "PodReadyToStartContainers")["status"] == "False"
+    assert cluster.client().get("Pod", "default", "p")["metadata"].get("deletionTimestamp") is None
+
+
+def test_shell_script_of_echo_and_sleep_steps() -> None:
+    cluster = make_cluster()
+    rec = Recorder(cluster)
+    script = 'echo "starting; really"\nsleep 1m && sleep 0.5; echo done\nsleep 30s'
+    cluster.client().create(make_pod(containers=[container(command=["/bin/sh", "-c", script])]))
+    cluster.run(1000)
+    assert rec.first("p", phase_is("Succeeded")) == 90.5
+
+
+def test_shell_exit_code_fails_pod() -> None:
+    cluster = make_cluster()
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod(containers=[container(command=["bash", "-c"], args=["sleep 4; exit 3"])]))
+    cluster.run(1000)
+    assert rec.first("p", phase_is("Failed")) == 4.0
+    terminated = cstatus(status_of(cluster))["state"]["terminated"]
+    assert (terminated["exitCode"], terminated["reason"]) == (3, "Error")
+    assert cond(status_of(cluster), "Ready")["reason"] == "PodFailed"
+
+
+def test_unknown_command_runs_until_deleted() -> None:
+    cluster = make_cluster()
+    cluster.client().create(make_pod(containers=[container(command=["python", "train.py"])]))
+    assert cluster.run(1_000_000) is False  # nothing left to happen: no timer for an exit
+    assert status_of(cluster)["phase"] == "Running"
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["sleep", "30"], CommandOutcome(30.0)),
+    (["/bin/sleep", "1m", "30s"], CommandOutcome(90.0)),
+    (["sleep", "0.5"], CommandOutcome(0.5)),
+    (["sleep", "infinity"], CommandOutcome(math.inf)),
+    (["sh", "-c", "sleep 10 && echo ok"], CommandOutcome(10.0)),
+    (["sh", "-ec", "true; sleep 2h"], CommandOutcome(7200.0)),
+    (["sh", "-c", "sleep 5; exit 2; sleep 100"], CommandOutcome(5.0, 2)),
+    (["sh", "-c", "sleep 5 | cat"], None),
+    (["sh", "-c", "sleep 5 || true"], None),
+    (["sh", "-c", "sleep $DELAY"], None),
+    (["sh", "-c", "until nslookup x; do sleep 1; done"], None),
+    (["sleep"], None),
+    (["sleep", "ten"], None),
+    (["python", "-c", "sleep 1"], None),
+])
+def test_command_outcome(argv: list[str], expected: CommandOutcome | None) -> None:
+    assert command_outcome({"name": "c", "command": argv}) == expected
+
+
+def test_args_without_command_are_the_command_line() -> None:
+    assert command_outcome({"name": "c", "args": ["sleep", "3"]}) == CommandOutcome(3.0)
+    assert command_outcome({"name": "c"}) is None
+    assert sleep_seconds(["2d"]) == 172800.0
+    assert script_outcome("echo 'a && b'; sleep 1") == CommandOutcome(1.0)
+    assert script_outcome("echo 'unterminated") is None
+
+
+def test_exit_rule_overrides_command() -> None:
+    cluster = make_cluster(PodTimings(start=1, exit_after=12, exit_code=7))
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod(containers=[container(command=["sleep", "3"])]))
+    cluster.run(1000)
+    assert rec.first("p", phase_is("Failed")) == 13.0
+    assert cstatus(status_of(cluster))["state"]["terminated"]["exitCode"] == 7
+
+
+def test_pod_ends_when_all_containers_have_terminated() -> None:
+    cluster = make_cluster()
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod(containers=[
+        container("zeta", command=["sleep", "10"]), container("alpha", command=["sleep", "20"])]))
+    cluster.run(15)
+    status = status_of(cluster)
+    assert status["phase"] == "Running"
+    assert [c["name"] for c in status["containerStatuses"]] == ["alpha", "zeta"]  # sorted like the kubelet
+    assert cstatus(status, "zeta")["state"]["terminated"]["exitCode"] == 0
+    assert cond(status, "Ready")["message"] == "containers with unready status: [zeta]"
+    cluster.run(1000)
+    assert rec.first("p", phase_is("Succeeded")) == 20.0
+
+
+def test_one_failed_container_under_never_fails_the_pod_once_all_stopped() -> None:
+    cluster = make_cluster()
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod(containers=[
+        container("a", command=["sh", "-c", "sleep 5; exit 1"]), container("b", command=["sleep", "9"])]))
+    cluster.run(1000)
+    assert rec.first("p", phase_is("Failed")) == 9.0
+
+
+# ---------------------------------------------------------------------------------------------- restarts
+def test_on_failure_restarts_with_crash_loop_back_off() -> None:
+    cluster = make_cluster(PodTimings(exit_after=5, exit_code=1))
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod(restart="OnFailure"))
+    cluster.run(1000)
+
+    def restarts(n: int) -> Callable[[Obj], bool]:
+        return lambda p: cstatus(p["status"]).get("restartCount") == n and "running" in cstatus(p["status"])["state"]
+
+    # crash at 5 → restarted at once; crash at 10 → back-off 10 s; crash at 25 → 20 s; crash at 50 → 40 s
+    assert [rec.first("p", restarts(n)) for n in (1, 2, 3, 4)] == [5.0, 20.0, 45.0, 90.0]
+    assert rec.first("p", lambda p: p["status"]["phase"] != "Running" and bool(p["status"].get("startTime"))
+                     and p["status"]["phase"] != "Pending") is None
+    cluster2 = make_cluster(PodTimings(exit_after=5, exit_code=1))
+    cluster2.client().create(make_pod(restart="OnFailure"))
+    cluster2.run(12)
+    status = cstatus(status_of(cluster2))
+    assert status["state"]["waiting"]["reason"] == "CrashLoopBackOff"
+    assert status["state"]["waiting"]["message"].startswith("back-off 10s restarting failed container=main pod=p_default(")
+    assert status["lastState"]["terminated"]["exitCode"] == 1
+    assert status["lastState"]["terminated"]["finishedAt"] == "2025-01-01T00:00:10Z"
+    assert status["restartCount"] == 1
+    assert status_of(cluster2)["phase"] == "Running"
+    assert cond(status_of(cluster2), "Ready")["status"] == "False"
+
+
+def test_back_off_is_capped_at_five_minutes() -> None:
+    cluster = make_cluster(PodTimings(exit_after=1, exit_code=1))
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod(restart="OnFailure"))
+    cluster.run(3000)
+    starts = sorted({float(w) for w, _t, p in rec.events
+                     if p.get("status", {}).get("containerStatuses")
+                     and "running" in cstatus(p["status"])["state"]})
+    gaps = [round(b - a, 3) for a, b in zip(starts, starts[1:], strict=False)]
+    assert gaps[:8] == [1.0, 11.0, 21.0, 41.0, 81.0, 161.0, 301.0, 301.0]
+    assert go_duration(300) == "5m0s"
+
+
+def test_on_failure_exit_zero_succeeds() -> None:
+    cluster = make_cluster(PodTimings(exit_after=5, exit_code=0))
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod(restart="OnFailure"))
+    cluster.run(1000)
+    assert rec.first("p", phase_is("Succeeded")) == 5.0
+    assert cstatus(status_of(cluster))["restartCount"] == 0
+
+
+def test_restart_policy_always_restarts_successful_exits() -> None:
+    cluster = make_cluster(PodTimings(exit_after=5, exit_code=0))
+    cluster.client().create(make_pod(restart="Always"))
+    cluster.run(100)
+    status = status_of(cluster)
+    assert status["phase"] == "Running"
+    assert cstatus(status)["restartCount"] >= 3
+    assert cstatus(status)["lastState"]["terminated"]["reason"] == "Completed"
+
+
+def test_fail_container_applies_restart_policy() -> None:
+    cluster = make_cluster(PodTimings(pull=1))
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod("never"))
+    cluster.client().create(make_pod("onfailure", restart="OnFailure"))
+    run_to(cluster, 10)
+    cluster.kubelet.fail_container("default", "never", 137)
+    cluster.kubelet.fail_container("default", "onfailure", 2)
+    cluster.run(100)
+    assert rec.first("never", phase_is("Failed")) == 10.0
+    assert cstatus(status_of(cluster, "never"))["state"]["terminated"]["exitCode"] == 137
+    onfailure = cstatus(status_of(cluster, "onfailure"))
+    assert onfailure["restartCount"] == 1
+    assert onfailure["lastState"]["terminated"]["exitCode"] == 2
+    assert "running" in onfailure["state"]
+    with pytest.raises(ValueError, match="not running on any node"):
+        cluster.kubelet.fail_container("default", "missing", 1)
+
+
+# ---------------------------------------------------------------------------------------------- init containers
+def test_init_containers_run_in_order_before_regular_containers() -> None:
+    cluster = make_cluster(PodTimings(pull=2))
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod(
+        initContainers=[container("setup", command=["sleep", "10"]), container("migrate", command=["sleep", "5"])],
+        containers=[container(command=["sleep", "1"])]))
+    cluster.run(5)
+    status = status_of(cluster)
+    assert status["phase"] == "Pending"
+    assert cond(status, "Initialized")["message"] == "containers with incomplete status: [setup migrate]"
+    assert cstatus(status)["state"] == {"waiting": {"reason": "PodInitializing"}}
+    assert "running" in status["initContainerStatuses"][0]["state"]
+    cluster.run(1000)
+    assert rec.first("p", lambda p: cond(p["status"], "Initialized").get("status") == "True") == 17.0
+    assert rec.first("p", phase_is("Running")) == 17.0
+    assert rec.first("p", phase_is("Succeeded")) == 18.0
+    init = status_of(cluster)["initContainerStatuses"]
+    assert [(s["name"], s["ready"], s["state"]["terminated"]["exitCode"]) for s in init] == [
+        ("setup", True, 0), ("migrate", True, 0)]
+
+
+def test_failed_init_container_fails_pod_under_never() -> None:
+    cluster = make_cluster()
+    cluster.client().create(make_pod(initContainers=[container("setup", command=["sh", "-c", "exit 1"])]))
+    cluster.run(100)
+    status = status_of(cluster)
+    assert status["phase"] == "Failed"
+    assert status["initContainerStatuses"][0]["state"]["terminated"]["exitCode"] == 1
+
+
+def test_sidecar_keeps_running_and_stops_when_main_container_completes() -> None:
+    cluster = make_cluster()
+    rec = Recorder(cluster)
+    sidecar = container("proxy", command=SLEEP_FOREVER, restartPolicy="Always")
+    cluster.client().create(make_pod(initContainers=[sidecar], containers=[container(command=["sleep", "8"])]))
+    cluster.run(4)
+    status = status_of(cluster)
+    assert status["phase"] == "Running"
+    assert status["initContainerStatuses"][0]["started"] is True
+    assert ready(cluster.client().get("Pod", "default", "p"))
+    cluster.run(100)
+    assert rec.first("p", phase_is("Succeeded")) == 8.0
+    assert "terminated" in status_of(cluster)["initContainerStatuses"][0]["state"]
+
+
+# ---------------------------------------------------------------------------------------------- deletion
+def test_graceful_deletion_ends_failed_then_removed() -> None:
+    cluster = make_cluster(PodTimings(terminate=5))
+    rec = Recorder(cluster)
+    client = cluster.client()
+    client.create(make_pod())
+    run_to(cluster, 10)
+    client.delete("Pod", "default", "p")
+    cluster.run(100)
+    failed = rec.first("p", phase_is("Failed"))
+    assert failed == 15.0
+    assert rec.deleted_at("p") == 15.0
+    last = next(p for _w, t, p in reversed(rec.events) if t == "MODIFIED")
+    terminated = cstatus(last["status"])["state"]["terminated"]
+    assert (terminated["exitCode"], terminated["reason"]) == (143, "Error")
+    assert cond(last["status"], "Ready")["reason"] == "PodFailed"
+
+
+def test_deleted_pod_with_finalizer_stays_failed_until_finalizer_removed() -> None:
+    cluster = make_cluster(PodTimings(terminate=2))
+    rec = Recorder(cluster)
+    client = cluster.client()
+    pod = make_pod()
+    pod["metadata"]["finalizers"] = ["example.com/hold"]
+    client.create(pod)
+    run_to(cluster, 1)
+    client.delete("Pod", "default", "p")
+    cluster.run(100)
+    stored = client.get("Pod", "default", "p")
+    assert stored["status"]["phase"] == "Failed"
+    assert stored["metadata"]["deletionGracePeriodSeconds"] == 0
+    assert rec.first("p", phase_is("Failed")) == 3.0
+    stored["metadata"]["finalizers"] = []
+    client.update(stored)
+    cluster.run(200)
+    with pytest.raises(ApiError):
+        client.get("Pod", "default", "p")
+
+
+def test_terminate_is_capped_by_grace_period() -> None:
+    cluster = make_cluster(PodTimings(terminate=60))
+    rec = Recorder(cluster)
+    client = cluster.client()
+    client.create(make_pod(terminationGracePeriodSeconds=10))
+    run_to(cluster, 3)
+    client.delete("Pod", "default", "p")
+    cluster.run(1000)
+    assert rec.deleted_at("p") == 13.0
+    last = next(p for _w, t, p in reversed(rec.events) if t == "MODIFIED")
+    assert last["status"]["phase"] == "Failed"
+    assert cstatus(last["status"])["state"]["terminated"]["exitCode"] == 137
+
+
+def test_shorter_grace_on_second_delete_kills_earlier() -> None:
+    cluster = make_cluster(PodTimings(terminate=60))
+    rec = Recorder(cluster)
+    client = cluster.client()
+    client.create(make_pod())
+    run_to(cluster, 1)
+    client.delete("Pod", "default", "p")
+    run_to(cluster, 5)
+    client.delete("Pod", "default", "p", grace_period_seconds=2)
+    cluster.run(1000)
+    assert rec.deleted_at("p") == 7.0
+
+
+def test_deleted_before_containers_started_ends_with_unknown_status() -> None:
+    cluster = make_cluster(PodTimings(pull=100, terminate=20))
+    rec = Recorder(cluster)
+    client = cluster.client()
+    client.create(make_pod())
+    run_to(cluster, 10)
+    client.delete("Pod", "default", "p")
+    cluster.run(1000)
+    assert rec.deleted_at("p") == 10.0
+    last = next(p for _w, t, p in reversed(rec.events) if t == "MODIFIED")
+    assert last["status"]["phase"] == "Failed"
+    assert cstatus(last["status"])["state"]["terminated"]["reason"] == "ContainerStatusUnknown"
+    assert cstatus(last["status"])["state"]["terminated"]["exitCode"] == 137
+
+
+def test_finished_pod_is_deleted_at_once_without_kubelet_writes() -> None:
+    cluster = make_cluster()
+    rec = Recorder(cluster)
+    client = cluster.client()
+    client.create(make_pod(containers=[container(command=["sleep", "1"])]))
+    run_to(cluster, 10)
+    writes = cluster.kubelet.status_writes
+    client.delete("Pod", "default", "p")
+    assert rec.deleted_at("p") == 10.0
+    cluster.run(100)
+    assert cluster.kubelet.status_writes == writes
+
+
+# ---------------------------------------------------------------------------------------------- shared state
+def test_conditions_owned_by_others_survive_kubelet_writes() -> None:
+    cluster = make_cluster(PodTimings(pull=5))
+    client = cluster.client()
+    client.create(make_pod())
+    cluster.run(1)
+    pod = client.get("Pod", "default", "p")
+    pod["status"]["conditions"].append({"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI",
+                                        "message": "Eviction API: evicting", "lastTransitionTime": "x"})
+    client.update_status(pod)
+    cluster.run(100)
+    status = status_of(cluster)
+    assert status["phase"] == "Running"
+    assert cond(status, "DisruptionTarget")["reason"] == "EvictionByEvictionAPI"
+    assert status["qosClass"] == "BestEffort"
+
+
+def test_readiness_gates_hold_ready_until_condition_true() -> None:
+    cluster = make_cluster()
+    client = cluster.client()
+    client.create(make_pod(readinessGates=[{"conditionType": "example.com/gate"}]))
+    cluster.run(5)
+    ready_cond = cond(status_of(cluster), "Ready")
+    assert (ready_cond["status"], ready_cond["reason"]) == ("False", "ReadinessGatesNotReady")
+    assert ready_cond["message"] == 'corresponding condition of pod readiness gate "example.com/gate" does not exist.'
+    assert cond(status_of(cluster), "ContainersReady")["status"] == "True"
+    pod = client.get("Pod", "default", "p")
+    pod["status"]["conditions"].append({"type": "example.com/gate", "status": "True"})
+    client.update_status(pod)
+    cluster.run(10)
+    assert cond(status_of(cluster), "Ready")["status"] == "True"
+
+
+def test_kubelet_never_mutates_watch_snapshots() -> None:
+    cluster = make_cluster(PodTimings(pull=1, ready=1, exit_after=3, terminate=1))
+    snapshots: list[tuple[Obj, Obj]] = []
+    cluster.client().watch("Pod", lambda e: snapshots.append((e.object, clone(e.object))))
+    client = cluster.client()
+    client.create(make_pod("a", restart="OnFailure"))
+    client.create(make_pod("b"))
+    run_to(cluster, 20)
+    client.delete("Pod", "default", "a")
+    cluster.run(100)
+    assert len(snapshots) > 10
+    for shared, copy in snapshots:
+        assert shared == copy
+
+
+# ---------------------------------------------------------------------------------------------- jitter
+def _times(seed: int) -> tuple[float | None, float | None, float | None]:
+    cluster = make_cluster(PodTimings(pull=10, start=1, ready=2, exit_after=30, jitter=5), seed=seed)
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod())
+    cluster.run(1000)
+    return rec.first("p", phase_is("Running")), rec.first("p", ready), rec.first("p", phase_is("Succeeded"))
+
+
+def test_jitter_is_deterministic_per_seed() -> None:
+    first = _times(1)
+    assert first == _times(1)
+    assert first != _times(2)
+    running, readied, done = first
+    assert running is not None and readied is not None and done is not None
+    assert 11.0 <= running <= 21.0
+    assert 2.0 <= readied - running <= 7.0
+    assert 30.0 <= done - running <= 35.0
