@@ -13,15 +13,23 @@ from typing import Any
 from fakecluster.clock import EPOCH
 
 _factory: Any = None
+_freezer: Any = None
+
+_IGNORE = ("hypothesis", "_pytest", "pytest", "xdist", "execnet", "pluggy")
+"""Test tooling keeps real time: its deadlines and durations are about the host, not the scenario."""
 
 
 def freeze_once() -> None:
     """Start the process-wide freeze at the virtual epoch (idempotent)."""
-    global _factory  # noqa: PLW0603 - one freeze per process is the point
+    global _factory, _freezer  # noqa: PLW0603 - one freeze per process is the point
     if _factory is None:
+        import atexit
+
         from freezegun import freeze_time
 
-        _factory = freeze_time(EPOCH.replace(tzinfo=None)).start()
+        _freezer = freeze_time(EPOCH.replace(tzinfo=None), ignore=list(_IGNORE))
+        _factory = _freezer.start()
+        atexit.register(_freezer.stop)
 
 
 def move_to(virtual_seconds: float) -> None:

@@ -467,6 +467,34 @@ def test_depends_on_creates_the_dependent_only_when_the_dependency_is_met(depend
     assert env.events() == []
 
 
+def test_depends_on_suspended_at_creation_then_resumed() -> None:
+    """Worked trace B, then a re-suspension: resume honours dependsOn for existing Jobs too."""
+    env = Env()
+    env.create(make_jobset(rjob("a"), rjob("b", 2, depends_on=[("a", "Ready")]), suspend=True))
+    assert env.job_names() == ["js-a-0"]
+    assert env.job("js-a-0")["spec"]["suspend"] is True
+    assert env.conditions() == [("Suspended", "True", "SuspendedJobs", "jobset is suspended")]
+    assert env.counts() == {"b": (0, 0, 0, 0, 0), "a": (0, 0, 0, 0, 1)}
+
+    env.update_spec(suspend=False)
+    assert env.job("js-a-0")["spec"]["suspend"] is False
+    assert env.job_names() == ["js-a-0"]
+    assert env.conditions() == [("Suspended", "False", "ResumeJobs", "jobset is resumed")]
+    env.ready("js-a-0")
+    assert env.job_names() == ["js-a-0", "js-b-0", "js-b-1"]
+    assert env.job("js-b-0")["spec"]["suspend"] is False
+
+    env.update_spec(suspend=True)
+    assert {env.job(n)["spec"]["suspend"] for n in env.job_names()} == {True}
+    env.set_status("js-a-0", active=0, ready=0)
+    env.update_spec(suspend=False)
+    assert [env.job(n)["spec"]["suspend"] for n in env.job_names()] == [False, True, True]
+    assert env.conditions() == [("Suspended", "False", "ResumeJobs", "jobset is resumed")]
+    env.ready("js-a-0")
+    assert [env.job(n)["spec"]["suspend"] for n in env.job_names()] == [False, False, False]
+    assert [r for _, r, _ in env.events()] == ["SuspendedJobs", "ResumeJobs", "SuspendedJobs", "ResumeJobs"]
+
+
 def test_suspended_in_order_creates_everything_suspended_then_resumes_in_order() -> None:
     env = Env()
     env.create(make_jobset(rjob("a"), rjob("b", 2), startupPolicy={"startupPolicyOrder": "InOrder"}, suspend=True))
@@ -540,9 +568,9 @@ def test_success_policy_completes_and_then_foreground_deletes_active_jobs(policy
         assert job["metadata"].get("finalizers") == (None if finished else ["foregroundDeletion"])
 
 
-def test_failure_without_policy_fails_with_the_first_failed_job_and_deletes_active_jobs() -> None:
+def test_failure_without_policy_beats_success_and_names_the_first_failed_job() -> None:
     env = Env(gc=False)
-    env.create(make_jobset(rjob("a", 2), rjob("b")))
+    env.create(make_jobset(rjob("a", 2), rjob("b"), rjob("c"), successPolicy={"operator": "Any"}))
     env.clock.advance_to(60)
     env.finish("js-a-0", "Failed", reason="BackoffLimitExceeded", at=50, settle=False)
     env.finish("js-a-1", "Failed", reason="BackoffLimitExceeded", at=40, settle=False)
@@ -551,8 +579,17 @@ def test_failure_without_policy_fails_with_the_first_failed_job_and_deletes_acti
     assert env.conditions() == [("Failed", "True", "FailedJobs", message)]
     assert env.js()["status"]["terminalState"] == "Failed"
     assert env.events() == [("Warning", "FailedJobs", message)]
-    assert env.counts() == {"b": (0, 1, 0, 0, 0), "a": (0, 0, 2, 0, 0)}
+    assert env.counts() == {"c": (0, 0, 0, 0, 0), "b": (0, 1, 0, 0, 0), "a": (0, 0, 2, 0, 0)}
     assert not env.job("js-b-0")["metadata"].get("deletionTimestamp")
+    assert env.job("js-c-0")["metadata"]["finalizers"] == ["foregroundDeletion"]
+
+
+def test_a_failure_stops_in_order_creation() -> None:
+    env = Env()
+    env.create(make_jobset(rjob("a"), rjob("b"), startupPolicy={"startupPolicyOrder": "InOrder"}))
+    env.finish("js-a-0", "Failed")
+    assert env.job_names() == ["js-a-0"]
+    assert env.conditions()[-1][:3] == ("Failed", "True", "FailedJobs")
 
 
 def test_restart_under_max_restarts_one_then_fail() -> None:
@@ -606,16 +643,25 @@ def test_recreate_strategies(strategy: str) -> None:
     assert [env.job(n)["metadata"]["labels"][api.RESTARTS_KEY] for n in env.job_names()] == ["1", "1"]
 
 
-def test_ttl_after_finished_deletes_the_jobset_when_it_expires() -> None:
-    env = Env()
+def test_ttl_after_finished_foreground_deletes_the_jobset_when_it_expires() -> None:
+    env = Env(gc=False)
     env.create(make_jobset(rjob("a"), ttlSecondsAfterFinished=10))
     env.clock.advance_to(5)
     env.finish("js-a-0", "Complete")
     assert env.conditions() == [("Completed", "True", "AllJobsCompleted", "jobset completed successfully")]
     assert env.js()["status"]["conditions"][0]["lastTransitionTime"] == rfc3339(5)
     env.settle(14.9 - env.clock.now)
-    assert env.js()["status"]["terminalState"] == "Completed"
+    assert not env.js()["metadata"].get("deletionTimestamp")
     env.settle(0.2)
+    meta = env.js()["metadata"]
+    assert meta["deletionTimestamp"] == rfc3339(15)
+    assert meta["finalizers"] == ["foregroundDeletion"]
+
+
+def test_ttl_zero_deletes_at_the_first_finished_reconcile() -> None:
+    env = Env()
+    env.create(make_jobset(rjob("a"), ttlSecondsAfterFinished=0))
+    env.finish("js-a-0", "Complete")
     assert env.client.list("JobSet", NS) == []
     assert env.client.list("Job", NS) == []
 
@@ -686,3 +732,36 @@ def test_job_creation_failure_is_an_immediate_warning_folded_into_a_series() -> 
     assert event["metadata"]["name"].startswith("js.")
     assert event["series"]["count"] > 1
     assert "status" not in env.js()
+
+
+def test_a_status_conflict_drops_the_queued_events_and_the_retry_emits_them_once() -> None:
+    env = Env()
+    touched: list[str] = []
+
+    def touch_jobset_when_a_job_is_created(event: WatchEvent) -> None:
+        if event.type == "ADDED" and not touched:
+            touched.append(event.object["metadata"]["name"])
+            env.client.patch("JobSet", NS, "js", {"metadata": {"annotations": {"touched": "yes"}}})
+
+    env.server.watch("Job", touch_jobset_when_a_job_is_created)
+    env.create(make_jobset(rjob("a"), rjob("b"), startupPolicy={"startupPolicyOrder": "InOrder"}))
+    assert touched == ["js-a-0"]
+    assert env.controller.controller.stats.last_errors[0].endswith(
+        'Operation cannot be fulfilled on jobsets.jobset.x-k8s.io "js": the object has been modified; please apply '
+        "your changes to the latest version and try again")
+    assert env.conditions() == [IN_PROGRESS]
+    assert env.events() == [("Normal", "InOrderStartupPolicyInProgress", "in order startup policy is in progress")]
+
+
+def test_a_restarted_controller_continues_from_the_stored_state() -> None:
+    env = Env()
+    env.create(make_jobset(rjob("a"), rjob("b", 2), startupPolicy={"startupPolicyOrder": "InOrder"}))
+    env.controller.stop()
+    env.ready("js-a-0")
+    assert env.job_names() == ["js-a-0"]
+    env.controller = JobSetController(env.client, env.clock)
+    env.controller.controller.enqueue((NS, "js"))
+    env.settle()
+    assert env.job_names() == ["js-a-0", "js-b-0", "js-b-1"]
+    assert env.conditions() == [IN_PROGRESS]
+    assert len(env.events()) == 1

@@ -1,4 +1,4 @@
-"""The emulated default scheduler: timing, filters, LeastAllocated placement, failure messages, retries (§3)."""
+"""The emulated default scheduler: timing, filters, placement, failure messages and retries (§3)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,10 @@ from fakecluster.scheduler import NodeInfo, filter_node, fit_error_message, pod_
 SMALL = {"cpu": "1", "memory": "4Gi", "pods": 110}
 
 
-def make_cluster(nodes: list[NodePool], timings: PodTimings | Callable[[Obj], PodTimings] = PodTimings(),
+ZERO = PodTimings()
+
+
+def make_cluster(nodes: list[NodePool], timings: PodTimings | Callable[[Obj], PodTimings] = ZERO,
                  seed: int = 0, scheduler_latency: float = 0.0) -> Cluster:
     behaviour = timings if callable(timings) else (lambda _pod: timings)
     return Cluster(seed=seed, config=ClusterConfig(nodes=nodes, behaviour=behaviour,
@@ -129,8 +132,9 @@ def test_insufficient_cpu_everywhere_is_unschedulable_with_upstream_message() ->
     cond = scheduled_condition(cluster, "p")
     assert cond is not None
     assert (cond["status"], cond["reason"]) == ("False", "Unschedulable")
-    assert cond["message"] == ("0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: "
-                               "3 No preemption victims found for incoming pod.")
+    assert cond["message"] == (
+        "0/3 nodes are available: 3 Insufficient cpu. "
+        "preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.")
     assert client.get("Pod", "default", "p")["status"]["phase"] == "Pending"
 
 
@@ -140,13 +144,15 @@ def test_request_larger_than_any_node_says_preemption_is_not_helpful() -> None:
     cluster.run(10)
     cond = scheduled_condition(cluster, "p")
     assert cond is not None
-    assert cond["message"] == ("0/2 nodes are available: 2 Insufficient cpu, 2 Insufficient memory. preemption: "
-                               "0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
+    assert cond["message"] == (
+        "0/2 nodes are available: 2 Insufficient cpu, 2 Insufficient memory. "
+        "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
 
 
 def test_mixed_reasons_are_counted_and_sorted_like_upstream() -> None:
     cluster = make_cluster([
-        NodePool("gpu", capacity=SMALL, taints=[{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]),
+        NodePool("gpu", capacity=SMALL,
+                 taints=[{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]),
         NodePool("cpu", count=2, capacity=SMALL),
     ])
     cluster.client().create(make_pod("p", cpu="3"))
@@ -154,7 +160,8 @@ def test_mixed_reasons_are_counted_and_sorted_like_upstream() -> None:
     cond = scheduled_condition(cluster, "p")
     assert cond is not None
     assert cond["message"] == (
-        "0/3 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}, 2 Insufficient cpu. "
+        "0/3 nodes are available: "
+        "1 node(s) had untolerated taint {nvidia.com/gpu: present}, 2 Insufficient cpu. "
         "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.")
 
 
@@ -251,7 +258,7 @@ def test_node_made_schedulable_again() -> None:
     assert node_of(cluster, "p") == "n"
 
 
-# ---------------------------------------------------------------------------------------------- selectors/taints
+# ----------------------------------------------------------------------------------------- selectors/taints
 def test_node_selector_picks_matching_node_or_fails() -> None:
     cluster = make_cluster([NodePool("a", capacity=SMALL, labels={"pool": "a"}),
                             NodePool("b", capacity=SMALL, labels={"pool": "b"})])
@@ -262,8 +269,9 @@ def test_node_selector_picks_matching_node_or_fails() -> None:
     assert node_of(cluster, "to-b") == "b"
     cond = scheduled_condition(cluster, "nowhere")
     assert cond is not None
-    assert cond["message"] == ("0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. "
-                               "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
+    assert cond["message"] == (
+        "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. "
+        "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
 
 
 def test_required_node_affinity_expressions() -> None:
@@ -273,9 +281,11 @@ def test_required_node_affinity_expressions() -> None:
         {"matchExpressions": [{"key": "zone", "operator": "NotIn", "values": ["z1"]},
                               {"key": "gen", "operator": "Gt", "values": ["4"]}]}]}}}
     cluster.client().create(make_pod("p", affinity=affinity))
-    cluster.client().create(make_pod("q", affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-        "nodeSelectorTerms": [{"matchExpressions": [{"key": "gpu", "operator": "Exists"}]},
-                              {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["z1"]}]}]}}}))
+    gpu = {"matchExpressions": [{"key": "gpu", "operator": "Exists"}]}
+    zone1 = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["z1"]}]}
+    either = {"nodeSelectorTerms": [gpu, zone1]}
+    cluster.client().create(make_pod(
+        "q", affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": either}}))
     cluster.run(10)
     assert node_of(cluster, "p") == "b"
     assert node_of(cluster, "q") == "a"

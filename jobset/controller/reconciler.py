@@ -289,7 +289,7 @@ class JobSetController:
 def all_jobs_ready(js: Obj, statuses: list[Obj]) -> bool:
     """``allJobsReady``: Σ(ready + succeeded) over the statuses == Σ spec replicas (0 == 0 is true)."""
     total = sum(replicas(rjob) for rjob in replicated_jobs(js))
-    return total == sum(count(s, "ready") + count(s, "succeeded") for s in statuses)
+    return total == sum(count(s, "ready") for s in statuses)
 
 
 def wire_status(status: Obj) -> Obj:

@@ -24,7 +24,7 @@ def execute_ttl_after_finished_policy(client: Client, clock: Clock, js: Obj) -> 
         return None
     if check_if_ttl_expired(clock, js):
         meta = js["metadata"]
-        client.delete("JobSet", meta.get("namespace", ""), meta["name"], propagation_policy="Background")
+        client.delete("JobSet", meta.get("namespace", ""), meta["name"], propagation_policy="Foreground")
         return None
     remaining = requeue_jobset_after(js, clock.now)
     return remaining if remaining > 0 else None
