@@ -4,7 +4,8 @@ Like httpx's mock transport: a controller is written against :class:`Client` (ge
 update / update_status / patch / delete / watch) and never reaches into the store. Reads return private
 copies unless the caller asks for ``readonly`` snapshots, the equivalent of controller-runtime's cached
 client with ``UnsafeDisableDeepCopy``: shared objects that must not be mutated, which is what lets the
-hot per-pod paths avoid copying.
+hot per-pod paths avoid copying. Writes take the same flag for what they return: a controller that
+does not use the written object back (the kubelet, the Job controller) asks for the shared snapshot.
 """
 
 from __future__ import annotations
@@ -34,13 +35,16 @@ class Client(Protocol):
         readonly: bool = False,
     ) -> list[Obj]: ...
 
-    def create(self, obj: Obj) -> Obj: ...
+    def create(self, obj: Obj, *, readonly: bool = False) -> Obj: ...
 
-    def update(self, obj: Obj) -> Obj: ...
+    def update(self, obj: Obj, *, readonly: bool = False) -> Obj: ...
 
-    def update_status(self, obj: Obj) -> Obj: ...
+    def update_status(self, obj: Obj, *, readonly: bool = False) -> Obj: ...
 
-    def patch(self, kind: str, namespace: str, name: str, patch: Obj, *, subresource: str | None = None) -> Obj: ...
+    def patch(
+        self, kind: str, namespace: str, name: str, patch: Obj, *, subresource: str | None = None,
+        readonly: bool = False,
+    ) -> Obj: ...
 
     def delete(
         self,
@@ -79,17 +83,24 @@ class LocalClient:
         items = self.server.list(kind, namespace, labels, owner_uid)
         return items if readonly else [clone(o) for o in items]
 
-    def create(self, obj: Obj) -> Obj:
-        return clone(self.server.create(obj))
+    def create(self, obj: Obj, *, readonly: bool = False) -> Obj:
+        stored = self.server.create(obj)
+        return stored if readonly else clone(stored)
 
-    def update(self, obj: Obj) -> Obj:
-        return clone(self.server.update(obj))
+    def update(self, obj: Obj, *, readonly: bool = False) -> Obj:
+        stored = self.server.update(obj)
+        return stored if readonly else clone(stored)
 
-    def update_status(self, obj: Obj) -> Obj:
-        return clone(self.server.update(obj, subresource="status"))
+    def update_status(self, obj: Obj, *, readonly: bool = False) -> Obj:
+        stored = self.server.update(obj, subresource="status")
+        return stored if readonly else clone(stored)
 
-    def patch(self, kind: str, namespace: str, name: str, patch: Obj, *, subresource: str | None = None) -> Obj:
-        return clone(self.server.patch(kind, namespace, name, patch, subresource=subresource))
+    def patch(
+        self, kind: str, namespace: str, name: str, patch: Obj, *, subresource: str | None = None,
+        readonly: bool = False,
+    ) -> Obj:
+        stored = self.server.patch(kind, namespace, name, patch, subresource=subresource)
+        return stored if readonly else clone(stored)
 
     def delete(
         self,

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
-from fakecluster.clock import Timer
+from fakecluster.clock import Timer, rfc3339
 from fakecluster.kubelet_commands import command_outcome
 from fakecluster.kubelet_pod import (
     INIT,
@@ -101,6 +101,8 @@ class Kubelet:
         self._uids: dict[tuple[str, str], str] = {}
         self._host_ips: dict[str, str] = {}
         self._pod_ips = 0
+        self._stamp_second = -1
+        self._stamp = ""
         self.status_writes = 0
         self.errors: list[str] = []
         self.server.watch("Pod", self._on_pod)
@@ -199,7 +201,7 @@ class Kubelet:
             return
         if pod["metadata"]["uid"] != worker.uid:
             return
-        status = build_status(worker, pod, self.clock.now)
+        status = build_status(worker, pod, self._timestamp())
         if status == pod.get("status"):
             return
         update = dict(pod)
@@ -212,6 +214,14 @@ class Kubelet:
             self._record(err)
             return
         self.status_writes += 1
+
+    def _timestamp(self) -> str:
+        """``clock.timestamp()``, formatted once per virtual second (metav1.Time has second precision)."""
+        second = int(self.clock.now)
+        if second != self._stamp_second:
+            self._stamp_second = second
+            self._stamp = rfc3339(second)
+        return self._stamp
 
     def _record(self, err: ApiError) -> None:
         if len(self.errors) < 20:
@@ -232,7 +242,7 @@ class Kubelet:
         if pod["metadata"].get("deletionTimestamp") is not None:
             self._on_deletion(worker)
             return
-        worker.start_time = self.clock.timestamp()
+        worker.start_time = self._timestamp()
         worker.host_ip = self._host_ip(worker.node)
         worker.pod_ip = self._next_pod_ip()
         worker.sandbox_ready = True
@@ -271,7 +281,7 @@ class Kubelet:
         c.run_id += 1
         run = c.run_id
         c.state = RUNNING
-        c.started_at = self.clock.timestamp()
+        c.started_at = self._timestamp()
         c.terminated = None
         c.waiting_message = None
         c.ready = False
@@ -335,7 +345,7 @@ class Kubelet:
         c.run_id += 1
         c.state = TERMINATED
         c.terminated = {"exitCode": exit_code, "reason": reason, "startedAt": c.started_at,
-                        "finishedAt": self.clock.timestamp(), "containerID": c.container_id}
+                        "finishedAt": self._timestamp(), "containerID": c.container_id}
         c.ready = c.role == INIT and exit_code == 0
         c.started = False
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fakecluster.behaviour import PodTimings
-from fakecluster.clock import Timer, rfc3339
+from fakecluster.clock import Timer
 from fakecluster.objects import Obj
 
 WAITING, RUNNING, TERMINATED = "waiting", "running", "terminated"
@@ -281,7 +281,7 @@ def _readiness_gate_messages(gates: list[str], conditions: list[Obj]) -> list[st
     return messages
 
 
-def build_status(worker: PodWorker, pod: Obj, now: float) -> Obj:
+def build_status(worker: PodWorker, pod: Obj, stamp: str) -> Obj:
     """A new ``PodStatus`` for ``pod`` from the worker's state; ``pod`` itself is left untouched."""
     old: Obj = pod.get("status") or {}
     status = dict(old)
@@ -291,7 +291,6 @@ def build_status(worker: PodWorker, pod: Obj, now: float) -> Obj:
     status["phase"] = phase
     old_conditions: list[Obj] = old.get("conditions") or []
     by_type = {c.get("type"): c for c in old_conditions}
-    stamp = rfc3339(now)
     conditions = []
     for fresh in kubelet_conditions(worker, phase, old_conditions):
         previous = by_type.get(fresh["type"])

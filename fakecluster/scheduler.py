@@ -132,6 +132,8 @@ class NodeInfo:
     unschedulable: bool
     allocatable: dict[str, int]
     allowed_pods: int
+    allocatable_cpu: int = 0
+    allocatable_memory: int = 0
     requested: dict[str, int] = field(default_factory=dict)
     nonzero_cpu: int = 0
     nonzero_memory: int = 0
@@ -152,7 +154,8 @@ class NodeInfo:
             if not any(t.get("key") == key and t.get("effect") == "NoSchedule" for t in taints):
                 taints.append({"key": key, "effect": "NoSchedule"})
         return cls(node["metadata"]["name"], dict(node["metadata"].get("labels") or {}), taints,
-                   bool(spec.get("unschedulable")), allocatable, allowed_pods)
+                   bool(spec.get("unschedulable")), allocatable, allowed_pods,
+                   allocatable.get("cpu", 0), allocatable.get("memory", 0))
 
     def add(self, request: PodRequest, sign: int) -> None:
         for name, value in request.resources.items():
@@ -223,14 +226,15 @@ def node_affinity_matches(spec: Obj, node: NodeInfo) -> bool:
 def filter_node(spec: Obj, request: PodRequest, node: NodeInfo) -> tuple[list[str], bool]:
     """Run the filter plugins on one node: ([] if it fits, else the first failing plugin's reasons;
     whether preemption could not help on this node, i.e. ``UnschedulableAndUnresolvable``)."""
-    tolerations = spec.get("tolerations") or ()
-    if node.unschedulable and not any(_tolerates(t, UNSCHEDULABLE_TAINT) for t in tolerations):
-        return [REASON_UNSCHEDULABLE], True
-    for taint in node.taints:
-        if not any(_tolerates(t, taint) for t in tolerations):
-            key, value = taint.get("key", ""), taint.get("value") or ""
-            return [f"node(s) had untolerated taint {{{key}: {value}}}"], True
-    if not node_affinity_matches(spec, node):
+    if node.unschedulable or node.taints:
+        tolerations = spec.get("tolerations") or ()
+        if node.unschedulable and not any(_tolerates(t, UNSCHEDULABLE_TAINT) for t in tolerations):
+            return [REASON_UNSCHEDULABLE], True
+        for taint in node.taints:
+            if not any(_tolerates(t, taint) for t in tolerations):
+                key, value = taint.get("key", ""), taint.get("value") or ""
+                return [f"node(s) had untolerated taint {{{key}: {value}}}"], True
+    if ("nodeSelector" in spec or "affinity" in spec) and not node_affinity_matches(spec, node):
         return [REASON_NODE_AFFINITY], True
     reasons: list[str] = []
     unresolvable = False
@@ -269,12 +273,25 @@ def fit_error_message(total_nodes: int, failures: list[tuple[list[str], bool]]) 
             f"preemption: 0/{total_nodes} nodes are available: {_histogram(preemption)}.")
 
 
+def scheduling_signature(spec: Obj, request: PodRequest) -> str:
+    """Everything :func:`filter_node` reads from a pod. Pods of one template share it, so when one of
+    them does not fit a node, none of the others does either."""
+    affinity = (spec.get("affinity") or {}).get("nodeAffinity")
+    resources = sorted(request.resources.items())
+    return repr((resources, spec.get("nodeSelector"), spec.get("tolerations"), affinity))
+
+
 @dataclass(slots=True)
 class _QueuedPod:
     uid: str
+    spec: Obj
+    """The pod's spec from the store's snapshot (immutable: the store is copy-on-write)."""
     request: PodRequest
+    signature: str
     attempts: int = 0
     last_attempt: float = 0.0
+    reserved_on: str | None = None
+    """Node on which the last retry pass counted this pod in, to let the right number of pods retry."""
 
 
 @dataclass(slots=True)
@@ -295,8 +312,8 @@ class Scheduler:
         self._nodes: dict[str, NodeInfo] = {}
         self._queued: dict[tuple[str, str], _QueuedPod] = {}
         """Pods waiting for a scheduling attempt or parked as unschedulable, by (namespace, name)."""
-        self._unschedulable: dict[tuple[str, str], None] = {}
-        """Parked pods in the order they failed (an insertion-ordered set)."""
+        self._parked: dict[str, dict[tuple[str, str], None]] = {}
+        """Unschedulable pods by scheduling signature, each group in the order its pods failed."""
         self._assigned: dict[str, _Assigned] = {}
         """Bound pods by uid and the node whose tally they are in."""
         self._changed_nodes: dict[str, None] = {}
@@ -348,7 +365,8 @@ class Scheduler:
         queued = self._queued.get(key)
         if queued is not None and queued.uid == uid:
             return
-        self._queued[key] = _QueuedPod(uid, pod_request(spec))
+        request = pod_request(spec)
+        self._queued[key] = _QueuedPod(uid, spec, request, scheduling_signature(spec, request))
         timings = self.cluster.config.behaviour(pod)
         delay = timings.schedule
         if timings.jitter > 0:
@@ -364,7 +382,14 @@ class Scheduler:
         queued = self._queued.get(key)
         if queued is not None and queued.uid == uid:
             del self._queued[key]
-            self._unschedulable.pop(key, None)
+            self._unpark(key, queued)
+
+    def _unpark(self, key: tuple[str, str], queued: _QueuedPod) -> None:
+        group = self._parked.get(queued.signature)
+        if group is not None and key in group:
+            del group[key]
+            if not group:
+                del self._parked[queued.signature]
 
     # ------------------------------------------------------------------ allocation tally
     def _assume(self, uid: str, node_name: str, request: PodRequest) -> None:
@@ -389,7 +414,7 @@ class Scheduler:
     def _capacity_changed(self, node_name: str) -> None:
         """Queue a single retry pass over parked pods for this instant (``MoveAllToActiveOrBackoffQueue``
         on an assigned-pod-delete / node-add / node-update event)."""
-        if not self._unschedulable:
+        if not self._parked:
             return
         self._changed_nodes[node_name] = None
         if not self._flush_pending:
@@ -397,22 +422,34 @@ class Scheduler:
             self.clock.call_soon(self._flush_unschedulable)
 
     def _flush_unschedulable(self) -> None:
-        """Move parked pods that now fit one of the changed nodes back to the active queue (a queueing
-        hint: a pod that still fits none of them stays parked and costs nothing more)."""
+        """Move parked pods that now fit one of the changed nodes back to the queue, after their back-off
+        (upstream's queueing hints for NodeResourcesFit/NodeAffinity/TaintToleration).
+
+        Each moved pod is counted in on the node it fits until this pass ends, so a node that freed room
+        for one pod releases one pod, not every parked pod (upstream moves them all and lets all but one
+        fail again). Parked pods are grouped by signature: the first of a group that does not fit ends
+        the group's scan, so a pass costs O(groups + moved pods), not O(parked pods).
+        """
         self._flush_pending = False
         changed = [self._nodes[n] for n in self._changed_nodes if n in self._nodes]
         self._changed_nodes.clear()
-        for key in list(self._unschedulable):
-            queued = self._queued[key]
-            try:
-                pod = self.server.get("Pod", *key)
-            except ApiError:
-                continue
-            if not any(not filter_node(pod["spec"], queued.request, node)[0] for node in changed):
-                continue
-            del self._unschedulable[key]
-            backoff = min(INITIAL_BACKOFF * 2 ** (queued.attempts - 1), MAX_BACKOFF)
-            self.controller.enqueue(key, after=max(queued.last_attempt + backoff - self.clock.now, 0.0))
+        reservations: list[tuple[NodeInfo, PodRequest]] = []
+        for signature, group in list(self._parked.items()):
+            for key in list(group):
+                queued = self._queued[key]
+                node = next((n for n in changed if not filter_node(queued.spec, queued.request, n)[0]), None)
+                if node is None:
+                    break
+                node.add(queued.request, +1)
+                reservations.append((node, queued.request))
+                queued.reserved_on = node.name
+                del group[key]
+                backoff = min(INITIAL_BACKOFF * 2 ** (queued.attempts - 1), MAX_BACKOFF)
+                self.controller.enqueue(key, after=max(queued.last_attempt + backoff - self.clock.now, 0.0))
+            if not group:
+                del self._parked[signature]
+        for node, request in reservations:
+            node.add(request, -1)
 
     # ------------------------------------------------------------------ scheduling cycle
     def _schedule_one(self, key: Hashable) -> None:
@@ -431,6 +468,7 @@ class Scheduler:
             return
         queued.attempts += 1
         queued.last_attempt = self.clock.now
+        reserved_on, queued.reserved_on = queued.reserved_on, None
         best: NodeInfo | None = None
         best_score = -math.inf
         failures: list[tuple[list[str], bool]] = []
@@ -442,8 +480,10 @@ class Scheduler:
             score = _least_allocated(node, queued.request)
             if score > best_score or (score == best_score and best is not None and node.name < best.name):
                 best, best_score = node, score
+        if reserved_on is not None and (best is None or best.name != reserved_on):
+            self._capacity_changed(reserved_on)  # the room counted for this pod is free for another
         if best is None:
-            self._unschedulable[key] = None  # type: ignore[index]
+            self._parked.setdefault(queued.signature, {})[key] = None  # type: ignore[index]
             self._record_failure(pod, fit_error_message(len(self._nodes), failures))
             return
         self.server.bind(namespace, name, best.name)
@@ -473,8 +513,12 @@ class Scheduler:
 def _least_allocated(node: NodeInfo, request: PodRequest) -> float:
     """``noderesources.leastResourceScorer`` with cpu and memory weighted equally, unfloored."""
     score = 0.0
-    for capacity, used in ((node.allocatable.get("cpu", 0), node.nonzero_cpu + request.nonzero_cpu),
-                           (node.allocatable.get("memory", 0), node.nonzero_memory + request.nonzero_memory)):
-        if capacity > 0 and used <= capacity:
-            score += (capacity - used) / capacity
+    capacity = node.allocatable_cpu
+    used = node.nonzero_cpu + request.nonzero_cpu
+    if capacity > 0 and used <= capacity:
+        score += (capacity - used) / capacity
+    capacity = node.allocatable_memory
+    used = node.nonzero_memory + request.nonzero_memory
+    if capacity > 0 and used <= capacity:
+        score += (capacity - used) / capacity
     return score / 2

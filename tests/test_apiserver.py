@@ -20,10 +20,11 @@ from fakecluster.clock import Clock, rfc3339
 from fakecluster.objects import Obj, clone
 
 NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+STARTED = "2025-01-01T00:00:00Z"
 UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 
 
-# ---------------------------------------------------------------------------------------- helpers
+# ----------------------------------------------------------------------------------------- helpers
 
 
 def make_server(seed: str = "0") -> tuple[Clock, ApiServer]:
@@ -56,8 +57,8 @@ def job(name: str, **spec: Any) -> Obj:
 
 
 def widget(name: str, **fields: Any) -> Obj:
-    return {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": name, "namespace": "default"},
-            "spec": {"size": 1}, **fields}
+    return {"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": name, "namespace": "default"}, "spec": {"size": 1}, **fields}
 
 
 def raises(fn: Callable[[], Any]) -> ApiError:
@@ -80,6 +81,10 @@ class Recorder:
 
 def rv(obj: Obj) -> int:
     return int(obj["metadata"]["resourceVersion"])
+
+
+def brief(event: WatchEvent) -> tuple[str, str, int]:
+    return event.type, event.object["metadata"]["name"], rv(event.object)
 
 
 def bound_pod(server: ApiServer, name: str, **spec: Any) -> Obj:
@@ -138,7 +143,8 @@ def test_create_sets_server_fields_and_drops_client_ones() -> None:
     clock, server = make_server()
     clock.advance_to(42.7)
     created = server.create(widget("w", status={"phase": "client-set"}) | {
-        "metadata": {"name": "w", "deletionTimestamp": "2030-01-01T00:00:00Z", "deletionGracePeriodSeconds": 5}})
+        "metadata": {"name": "w", "deletionTimestamp": "2030-01-01T00:00:00Z",
+                     "deletionGracePeriodSeconds": 5}})
     meta = created["metadata"]
     assert meta["creationTimestamp"] == "2025-01-01T00:00:42Z"
     assert meta["namespace"] == "default"
@@ -164,15 +170,17 @@ def test_missing_name_is_invalid() -> None:
     err = raises(lambda: server.create({"kind": "Widget", "metadata": {}}))
     assert err.code == 422
     assert err.reason == "Invalid"
-    assert err.message == 'Widget.example.com "" is invalid: metadata.name: Required value: name or generateName is required'
+    assert err.message == ('Widget.example.com "" is invalid: metadata.name: Required value: '
+                           "name or generateName is required")
 
 
 def test_bad_name_is_invalid_with_field_path() -> None:
     _, server = make_server()
     err = raises(lambda: server.create(job("Bad_Name")))
     assert err.code == 422
-    assert err.message.startswith('Job.batch "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": '
-                                  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric")
+    assert err.message.startswith(
+        'Job.batch "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": '
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric")
     assert [c.field for c in err.causes] == ["metadata.name"]
     assert raises(lambda: server.create(widget("x" * 254))).causes[0].field == "metadata.name"
     assert server.create(widget("a.b-c.d"))["metadata"]["name"] == "a.b-c.d"
@@ -207,7 +215,7 @@ def test_unknown_kind_and_missing_kind() -> None:
     assert err.code == 400
 
 
-# ---------------------------------------------------------------------------------------- resourceVersion
+# --------------------------------------------------------------------------------- resourceVersion
 
 
 def test_resource_version_is_global_monotonic_and_bumped_per_write() -> None:
@@ -257,7 +265,7 @@ def test_update_ignores_attempts_to_change_system_metadata() -> None:
     assert server.update(body) is created
 
 
-# ---------------------------------------------------------------------------------------- generation
+# -------------------------------------------------------------------------------------- generation
 
 
 def test_builtin_generation_bumps_on_spec_change_only() -> None:
@@ -289,7 +297,8 @@ def test_custom_generation_bumps_on_any_change_outside_metadata_and_status() -> 
     server.create(widget("w"))
     assert server.patch("Widget", "default", "w", {"spec": {"size": 2}})["metadata"]["generation"] == 2
     assert server.patch("Widget", "default", "w", {"data": {"k": "v"}})["metadata"]["generation"] == 3
-    assert server.patch("Widget", "default", "w", {"metadata": {"labels": {"a": "b"}}})["metadata"]["generation"] == 3
+    relabelled = server.patch("Widget", "default", "w", {"metadata": {"labels": {"a": "b"}}})
+    assert relabelled["metadata"]["generation"] == 3
     written = server.patch("Widget", "default", "w", {"status": {"ready": True}}, subresource="status")
     assert written["metadata"]["generation"] == 3
     assert written["status"] == {"ready": True}
@@ -310,7 +319,7 @@ def test_custom_kind_without_status_subresource_treats_status_as_a_plain_field()
     assert err.code == 404
 
 
-# ---------------------------------------------------------------------------------------- status subresource
+# ------------------------------------------------------------------------------ status subresource
 
 
 def test_main_endpoint_ignores_status() -> None:
@@ -363,13 +372,14 @@ def test_status_endpoint_on_a_kind_without_it_is_not_found() -> None:
 def test_job_status_cannot_drop_start_time_while_unsuspended() -> None:
     _, server = make_server()
     server.create(job("j"))
-    server.patch("Job", "default", "j", {"status": {"startTime": "2025-01-01T00:00:00Z"}}, subresource="status")
-    err = raises(lambda: server.patch("Job", "default", "j", {"status": {"startTime": None}}, subresource="status"))
+    server.patch("Job", "default", "j", {"status": {"startTime": STARTED}}, subresource="status")
+    err = raises(lambda: server.patch("Job", "default", "j", {"status": {"startTime": None}},
+                                      subresource="status"))
     assert err.code == 422
     assert "status.startTime: Required value" in err.message
 
 
-# ---------------------------------------------------------------------------------------- concurrency and errors
+# -------------------------------------------------------------------------- concurrency and errors
 
 
 def test_stale_resource_version_is_a_conflict_with_the_upstream_message() -> None:
@@ -412,7 +422,8 @@ def test_custom_resources_require_resource_version_on_update() -> None:
     assert err.code == 422
     assert err.reason == "Invalid"
     assert err.message == (
-        'Widget.example.com "w" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update'
+        'Widget.example.com "w" is invalid: metadata.resourceVersion: Invalid value: 0x0: '
+        "must be specified for an update"
     )
     assert err.causes == [err.causes[0]]
     assert err.causes[0].field == "metadata.resourceVersion"
@@ -494,7 +505,8 @@ def test_delete_preconditions() -> None:
     err = raises(lambda: server.delete("Widget", "default", "w", preconditions={"uid": "nope"}))
     assert err.code == 409
     assert err.message == (
-        'Operation cannot be fulfilled on widgets.example.com "w": Precondition failed: UID in precondition: nope, '
+        'Operation cannot be fulfilled on widgets.example.com "w": '
+        "Precondition failed: UID in precondition: nope, "
         f'UID in object meta: {created["metadata"]["uid"]}'
     )
     err = raises(lambda: server.delete("Widget", "default", "w", preconditions={"resourceVersion": "1000"}))
@@ -511,7 +523,7 @@ def test_unsupported_propagation_policy_is_bad_request() -> None:
     assert raises(lambda: server.delete("Widget", "default", "w", propagation_policy="Sideways")).code == 400
 
 
-# ---------------------------------------------------------------------------------------- merge patch
+# ------------------------------------------------------------------------------------- merge patch
 
 
 def test_merge_patch_semantics() -> None:
@@ -570,7 +582,7 @@ def test_patch_to_status_subresource_merges_status_only() -> None:
     assert written["spec"]["parallelism"] == 1
 
 
-# ---------------------------------------------------------------------------------------- finalizers
+# -------------------------------------------------------------------------------------- finalizers
 
 
 def test_delete_with_finalizers_marks_deleting_until_last_finalizer_goes() -> None:
@@ -608,10 +620,12 @@ def test_no_new_finalizers_while_deleting() -> None:
     server.create(body)
     deleting = server.delete("Widget", "default", "w")
     assert deleting is not None
-    err = raises(lambda: server.patch("Widget", "default", "w", {"metadata": {"finalizers": ["a", "z", "b"]}}))
+    err = raises(lambda: server.patch("Widget", "default", "w",
+                                      {"metadata": {"finalizers": ["a", "z", "b"]}}))
     assert err.code == 422
     assert err.message == (
-        'Widget.example.com "w" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the '
+        'Widget.example.com "w" is invalid: metadata.finalizers: Forbidden: '
+        "no new finalizers can be added if the "
         'object is being deleted, found new finalizers []string{"b", "z"}'
     )
     reordered = server.patch("Widget", "default", "w", {"metadata": {"finalizers": ["a"]}})
@@ -637,7 +651,8 @@ def test_removing_last_finalizer_and_relabelling_in_one_write_leaves_no_stale_in
     _, server = make_server()
     body = widget("w")
     body["metadata"].update({"finalizers": ["a"], "labels": {"app": "old"},
-                             "ownerReferences": [{"apiVersion": "v1", "kind": "X", "name": "o", "uid": "owner"}]})
+                             "ownerReferences": [{"apiVersion": "v1", "kind": "X", "name": "o",
+                                                  "uid": "owner"}]})
     server.create(body)
     server.delete("Widget", "default", "w")
     server.patch("Widget", "default", "w", {"metadata": {"finalizers": None, "labels": {"app": "new"},
@@ -648,7 +663,7 @@ def test_removing_last_finalizer_and_relabelling_in_one_write_leaves_no_stale_in
     assert server.dependents("owner") == []
 
 
-# ---------------------------------------------------------------------------------------- pod graceful deletion
+# --------------------------------------------------------------------------- pod graceful deletion
 
 
 def test_scheduled_pod_is_deleted_gracefully() -> None:
@@ -664,7 +679,8 @@ def test_scheduled_pod_is_deleted_gracefully() -> None:
     assert meta["generation"] == bound["metadata"]["generation"] + 1
     assert server.get("Pod", "default", "p") is terminating
     clock.advance_to(105)
-    assert server.delete("Pod", "default", "p") is terminating  # pending: a plain second delete changes nothing
+    # Pending: a plain second delete, or one with a longer grace, changes nothing.
+    assert server.delete("Pod", "default", "p") is terminating
     assert server.delete("Pod", "default", "p", grace_period_seconds=60) is terminating
     assert server.delete("Pod", "default", "p", grace_period_seconds=0) is None
     assert server.count("Pod") == 0
@@ -683,7 +699,7 @@ def test_unscheduled_and_terminal_pods_are_removed_at_once() -> None:
 
 
 def test_pod_grace_period_from_spec_and_options() -> None:
-    clock, server = make_server()
+    _, server = make_server()
     bound_pod(server, "short", terminationGracePeriodSeconds=5)
     short = server.delete("Pod", "default", "short")
     assert short is not None
@@ -712,34 +728,51 @@ def test_shorter_second_delete_moves_the_deadline_earlier_from_the_original_requ
     assert server.delete("Pod", "default", "p", grace_period_seconds=45) is second
 
 
-def test_pod_with_finalizer_deleted_with_grace_zero_stays_until_finalized() -> None:
-    clock, server = make_server()
-    body = pod("p")
+def tracked_pod(server: ApiServer, name: str, *, bind: bool = True) -> Obj:
+    body = pod(name)
     body["metadata"]["finalizers"] = ["batch.kubernetes.io/job-tracking"]
-    server.create(body)
-    server.bind("default", "p", "node-1")
+    created = server.create(body)
+    return server.bind("default", name, "node-1") if bind else created
+
+
+def test_dropping_the_finalizer_during_the_grace_period_keeps_the_pod() -> None:
+    clock, server = make_server()
+    tracked_pod(server, "p")
     clock.advance_to(3)
     terminating = server.delete("Pod", "default", "p")
     assert terminating is not None
     assert terminating["metadata"]["deletionGracePeriodSeconds"] == 30
     clock.advance_to(20)
-    # Dropping the finalizer during the grace period does not remove the pod: the kubelet has not finished.
     waiting = server.patch("Pod", "default", "p", {"metadata": {"finalizers": None}})
-    assert server.get("Pod", "default", "p") is waiting
-    server.patch("Pod", "default", "p", {"metadata": {"finalizers": ["batch.kubernetes.io/job-tracking"]}}) \
-        if False else None
-    body2 = pod("q")
-    body2["metadata"]["finalizers"] = ["batch.kubernetes.io/job-tracking"]
-    server.create(body2)
-    server.bind("default", "q", "node-1")
+    assert server.get("Pod", "default", "p") is waiting  # the kubelet has not confirmed termination yet
+    assert server.delete("Pod", "default", "p", grace_period_seconds=0) is None
+
+
+def test_pod_with_finalizer_killed_with_grace_zero_stays_until_finalized() -> None:
+    clock, server = make_server()
+    tracked_pod(server, "q")
+    clock.advance_to(20)
     server.delete("Pod", "default", "q")
+    clock.advance_to(25)
     killed = server.delete("Pod", "default", "q", grace_period_seconds=0)
     assert killed is not None
     assert killed["metadata"]["deletionGracePeriodSeconds"] == 0
     assert killed["metadata"]["deletionTimestamp"] == rfc3339(20)
-    assert server.patch("Pod", "default", "q", {"metadata": {"finalizers": None}})["metadata"]["name"] == "q"
+    assert server.delete("Pod", "default", "q", grace_period_seconds=0) is killed
+    server.patch("Pod", "default", "q", {"metadata": {"finalizers": None}})
     assert raises(lambda: server.get("Pod", "default", "q")).reason == "NotFound"
-    assert server.delete("Pod", "default", "p", grace_period_seconds=0) is None
+
+
+def test_unscheduled_pod_with_finalizer_is_marked_not_removed() -> None:
+    clock, server = make_server()
+    tracked_pod(server, "u", bind=False)
+    clock.advance_to(4)
+    marked = server.delete("Pod", "default", "u")
+    assert marked is not None
+    assert marked["metadata"]["deletionTimestamp"] == rfc3339(4)
+    assert marked["metadata"]["deletionGracePeriodSeconds"] == 0
+    server.patch("Pod", "default", "u", {"metadata": {"finalizers": []}})
+    assert server.count("Pod") == 0
 
 
 def test_policy_on_a_pending_graceful_delete_does_not_add_finalizers() -> None:
@@ -760,7 +793,7 @@ def test_background_delete_strips_an_existing_orphan_finalizer() -> None:
     assert server.count("Pod") == 0
 
 
-# ---------------------------------------------------------------------------------------- bind
+# -------------------------------------------------------------------------------------------- bind
 
 
 def test_bind_sets_node_and_pod_scheduled_in_one_revision() -> None:
@@ -791,7 +824,7 @@ def test_bind_of_a_deleting_pod_is_a_conflict() -> None:
     assert raises(lambda: server.bind("default", "p", "node-1")).reason == "Conflict"
 
 
-# ---------------------------------------------------------------------------------------- watch
+# ------------------------------------------------------------------------------------------- watch
 
 
 def test_watch_delivers_added_modified_deleted_in_resource_version_order() -> None:
@@ -819,7 +852,8 @@ def test_deleting_the_most_recently_written_object_still_gets_a_new_resource_ver
     recorder = Recorder(server)
     created = server.create(pod("p"))
     server.delete("Pod", "default", "p")
-    assert [(t, r) for t, _, _, r in recorder.summary()] == [("ADDED", rv(created)), ("DELETED", rv(created) + 1)]
+    assert [(t, r) for t, _, _, r in recorder.summary()] == [
+        ("ADDED", rv(created)), ("DELETED", rv(created) + 1)]
     assert server.create(widget("w"))["metadata"]["resourceVersion"] == str(rv(created) + 2)
 
 
@@ -838,14 +872,14 @@ def test_nested_writes_from_a_handler_arrive_after_the_current_event_for_every_w
     logs: dict[str, list[tuple[str, str, int]]] = {"first": [], "second": [], "all": []}
 
     def first(event: WatchEvent) -> None:
-        logs["first"].append((event.type, event.object["metadata"]["name"], rv(event.object)))
+        logs["first"].append(brief(event))
         if event.type == "ADDED" and event.object["metadata"]["name"] == "a":
             server.create(widget("child"))
             server.patch("Widget", "default", "a", {"metadata": {"labels": {"seen": "yes"}}})
 
     server.watch("Widget", first)
-    server.watch("Widget", lambda e: logs["second"].append((e.type, e.object["metadata"]["name"], rv(e.object))))
-    server.watch(None, lambda e: logs["all"].append((e.type, e.object["metadata"]["name"], rv(e.object))))
+    server.watch("Widget", lambda e: logs["second"].append(brief(e)))
+    server.watch(None, lambda e: logs["all"].append(brief(e)))
     created = server.create(widget("a"))
     expected = [("ADDED", "a", rv(created)), ("ADDED", "child", rv(created) + 1),
                 ("MODIFIED", "a", rv(created) + 2)]
@@ -868,7 +902,7 @@ def test_watch_snapshots_are_never_mutated_by_later_writes() -> None:
     assert recorder.events[2].object["spec"]["parallelism"] == 3
 
 
-# ---------------------------------------------------------------------------------------- admission
+# --------------------------------------------------------------------------------------- admission
 
 
 def test_admission_runs_mutating_hooks_in_order_before_validating_ones() -> None:
@@ -891,7 +925,8 @@ def test_admission_runs_mutating_hooks_in_order_before_validating_ones() -> None
     server.register_admission("Widget", "mutate-1", mutating=mutating("m1", "first"))
     server.register_admission("Widget", "mutate-2", mutating=mutating("m2", "second"))
     created = server.create(widget("w"))
-    assert calls == ["m1:CREATE:None", "m2:CREATE:{'first': 'm1'}", "v1:CREATE:{'first': 'm1', 'second': 'm2'}"]
+    assert calls == ["m1:CREATE:None", "m2:CREATE:{'first': 'm1'}",
+                     "v1:CREATE:{'first': 'm1', 'second': 'm2'}"]
     assert created["metadata"]["labels"] == {"first": "m1", "second": "m2"}
 
 
@@ -942,7 +977,8 @@ def test_mutating_webhook_denial_is_prefixed_and_stops_the_write() -> None:
 
     server.register_admission("Widget", "mwidget.example.com", mutating=forbid)
     err = raises(lambda: server.create(widget("w")))
-    assert (err.code, err.message) == (403, 'admission webhook "mwidget.example.com" denied the request: nope')
+    assert err.code == 403
+    assert err.message == 'admission webhook "mwidget.example.com" denied the request: nope'
     assert server.count("Widget") == 0
 
 
@@ -968,7 +1004,7 @@ def test_admission_is_per_kind() -> None:
     assert ops == ["Pod"]
 
 
-# ---------------------------------------------------------------------------------------- Job strategy
+# ------------------------------------------------------------------------------------ Job strategy
 
 
 def test_job_defaults_and_generated_selector() -> None:
@@ -1011,7 +1047,8 @@ def test_job_labels_default_from_template_labels() -> None:
 
 @pytest.mark.parametrize(
     ("given", "completions", "parallelism"),
-    [({}, 1, 1), ({"parallelism": 3}, None, 3), ({"completions": 4}, 4, 1), ({"completions": 4, "parallelism": 2}, 4, 2)],
+    [({}, 1, 1), ({"parallelism": 3}, None, 3), ({"completions": 4}, 4, 1),
+     ({"completions": 4, "parallelism": 2}, 4, 2)],
 )
 def test_job_completions_and_parallelism_defaults(given: dict[str, int], completions: int | None,
                                                   parallelism: int) -> None:
@@ -1084,7 +1121,8 @@ def test_job_scheduling_directives_mutable_while_suspended_and_never_started() -
         {"tolerations": [{"key": "k", "operator": "Exists", "effect": "NoSchedule"}]},
         {"schedulingGates": [{"name": "gate"}]},
         {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-            "nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]}}}},
+            "nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In",
+                                                         "values": ["a"]}]}]}}}},
     ]
     generation = 1
     for change in changes:
@@ -1107,7 +1145,7 @@ def test_job_scheduling_directives_mutable_while_suspended_and_never_started() -
 def test_job_template_immutable_once_started_even_if_suspended() -> None:
     _, server = make_server()
     server.create(job("j", suspend=True))
-    server.patch("Job", "default", "j", {"status": {"startTime": "2025-01-01T00:00:00Z"}}, subresource="status")
+    server.patch("Job", "default", "j", {"status": {"startTime": STARTED}}, subresource="status")
     err = raises(lambda: server.patch("Job", "default", "j", {"spec": {"template": {"spec": {
         "nodeSelector": {"zone": "a"}}}}}))
     assert err.causes[0].field == "spec.template"
@@ -1134,7 +1172,7 @@ def test_job_immutable_fields_and_elastic_indexed_completions() -> None:
                            "can only be modified in tandem with spec.parallelism")
 
 
-# ---------------------------------------------------------------------------------------- Pod and Service
+# --------------------------------------------------------------------------------- Pod and Service
 
 
 def test_pod_defaults_and_initial_status() -> None:
@@ -1202,7 +1240,7 @@ def test_service_cluster_ip_allocation() -> None:
     assert err.causes[0].field == "spec.clusterIP"
 
 
-# ---------------------------------------------------------------------------------------- reads
+# ------------------------------------------------------------------------------------------- reads
 
 
 def test_list_is_in_key_order_and_filters_by_namespace_and_owner() -> None:
@@ -1220,7 +1258,8 @@ def test_list_is_in_key_order_and_filters_by_namespace_and_owner() -> None:
     assert [o["metadata"]["name"] for o in server.list("Widget", "b")] == ["a", "z"]
     owned = server.list("Widget", owner_uid=owner["metadata"]["uid"])
     assert [o["metadata"]["name"] for o in owned] == ["x", "z"]
-    assert [o["metadata"]["name"] for o in server.list("Widget", "b", owner_uid=owner["metadata"]["uid"])] == ["z"]
+    owned_in_b = server.list("Widget", "b", owner_uid=owner["metadata"]["uid"])
+    assert [o["metadata"]["name"] for o in owned_in_b] == ["z"]
     assert server.list("Pod", owner_uid=owner["metadata"]["uid"]) == []
 
 

@@ -170,7 +170,7 @@ def test_timestamps_are_second_precision_rfc3339() -> None:
     assert clock.timestamp() == "2025-01-01T00:01:01Z"
     assert clock.micro_timestamp() == "2025-01-01T00:01:01.999000Z"
     assert clock.datetime() == datetime(2025, 1, 1, 0, 1, 1, 999000, tzinfo=UTC)
-    assert EPOCH == datetime(2025, 1, 1, tzinfo=UTC)
+    assert datetime(2025, 1, 1, tzinfo=UTC) == EPOCH
 
 
 def test_rfc3339_round_trip() -> None:

@@ -19,9 +19,10 @@ from fakecluster.apiserver.builtin import register_builtin
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.gc import GarbageCollector
 from fakecluster.apiserver.server import ApiServer, WatchEvent
+from fakecluster.behaviour import PodTimings
 from fakecluster.client import LocalClient
 from fakecluster.clock import Clock, rfc3339
-from fakecluster.cluster import ClusterConfig
+from fakecluster.cluster import Cluster, ClusterConfig
 from fakecluster.controllers.indexes import format_indexes, parse_indexes
 from fakecluster.controllers.job import JobController
 from fakecluster.objects import Obj
@@ -342,6 +343,45 @@ def test_terminated_pod_goes_through_uncounted_then_finalizer_removal_then_count
         ("finalizer removed", uid),
         ("job", ({}, 1)),  # Complete
     ]
+
+
+def test_success_policy_ends_the_job_early_without_counting_the_deleted_pods_as_failed() -> None:
+    h = Harness(terminate_after=2)
+    h.create_job(completions=3, parallelism=3, completionMode="Indexed",
+                 successPolicy={"rules": [{"succeededIndexes": "0"}]})
+    h.run_until(0)
+    h.run_all()
+    h.run_until(5)
+    h.finish_pod(h.pod_by_index(0)["metadata"]["name"])
+    h.run_until(6)
+    status = h.status()
+    assert condition_types(status) == ["SuccessCriteriaMet"]
+    met = condition(status, "SuccessCriteriaMet")
+    assert met is not None
+    assert (met["reason"], met["message"]) == ("SuccessPolicy", "Matched rules at index 0")
+    assert status["terminating"] == 2
+    h.run_until(9)
+    status = h.status()
+    assert condition_types(status) == ["SuccessCriteriaMet", "Complete"]
+    assert condition(status, "Complete")["reason"] == "SuccessPolicy"  # type: ignore[index]
+    assert (status["succeeded"], "failed" in status, status["completionTime"]) == (1, False, ts(9))
+
+
+def test_elastic_indexed_scale_down_removes_out_of_range_indexes() -> None:
+    h = Harness(terminate_after=None)
+    h.create_job(completions=4, parallelism=4, completionMode="Indexed")
+    h.run_until(0)
+    h.run_all()
+    h.run_until(5)
+    job = h.job()
+    job["spec"]["completions"] = job["spec"]["parallelism"] = 2
+    h.api.update(job)
+    h.run_until(5)
+    deleted = sorted(p["metadata"]["labels"][INDEX_KEY] for p in h.pods()
+                     if p["metadata"].get("deletionTimestamp"))
+    assert deleted == ["2", "3"]
+    assert (h.status()["active"], h.status()["terminating"]) == (2, 2)
+    assert "failed" not in h.status()
 
 
 # ---------------------------------------------------------------------- failure and back-off
@@ -669,3 +709,61 @@ def test_job_managed_by_another_controller_is_left_alone() -> None:
     h.run_until(10)
     assert h.pods() == []
     assert h.status() == {}
+
+
+# ---------------------------------------------------------------------- a whole cluster
+def cluster(timings: PodTimings) -> Cluster:
+    return Cluster(seed=0, config=ClusterConfig(behaviour=lambda _pod: timings))
+
+
+def create_job(c: Cluster, **spec: Any) -> None:
+    c.client().create({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": NS},
+                       "spec": {**spec, "template": {"spec": {
+                           "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}})
+
+
+def test_cluster_runs_an_indexed_job_to_completion() -> None:
+    c = cluster(PodTimings(exit_after=5.0))
+    create_job(c, completions=4, parallelism=4, completionMode="Indexed")
+    c.run(100)
+    status = c.client().get("Job", NS, "j")["status"]
+    # Pods run at 0 and exit 0 at 5; the pod events sync the Job one batch period later.
+    assert condition_types(status) == ["SuccessCriteriaMet", "Complete"]
+    assert status["completionTime"] == ts(6)
+    assert (status["succeeded"], status["completedIndexes"], status["ready"]) == (4, "0-3", 0)
+    pods = c.client().list("Pod", NS)
+    assert len(pods) == 4
+    assert all(TRACKING not in (p["metadata"].get("finalizers") or ()) for p in pods)
+
+
+def test_cluster_recreates_failed_pods_after_the_backoff_then_fails_the_job() -> None:
+    c = cluster(PodTimings(exit_after=2.0, exit_code=1))
+    create_job(c, backoffLimit=1)
+    c.run(100)
+    pods = c.client().list("Pod", NS)
+    assert sorted(p["metadata"]["creationTimestamp"] for p in pods) == [ts(0), ts(12)]  # failed at 2, +10 s
+    status = c.client().get("Job", NS, "j")["status"]
+    assert status["failed"] == 2
+    assert condition_types(status) == ["FailureTarget", "Failed"]
+    assert condition(status, "Failed")["lastTransitionTime"] == ts(14)  # type: ignore[index]
+
+
+def test_cluster_replaces_a_deleted_pod_and_completes_a_foreground_deletion() -> None:
+    c = cluster(PodTimings(terminate=3.0))
+    api = c.client()
+    create_job(c, parallelism=2, completions=2)
+    c.run(10)
+    c.clock.advance_to(10)
+    victim = api.list("Pod", NS)[0]["metadata"]["name"]
+    api.delete("Pod", NS, victim)
+    c.run(30)
+    status = api.get("Job", NS, "j")["status"]
+    assert status["failed"] == 1
+    names = {p["metadata"]["name"]: p["metadata"]["creationTimestamp"] for p in api.list("Pod", NS)}
+    assert victim not in names  # stopped by the kubelet, then removed once its finalizer was
+    assert sorted(names.values()) == [ts(0), ts(20)]  # deleted at 10: replaced after the 10 s back-off
+    c.clock.advance_to(40)
+    api.delete("Job", NS, "j", propagation_policy="Foreground")
+    c.run(100)
+    assert api.list("Job", NS) == []
+    assert api.list("Pod", NS) == []

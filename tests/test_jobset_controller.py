@@ -51,14 +51,29 @@ T0 = rfc3339(0)
 
 # ------------------------------------------------------------------------------------------ fixtures
 def pod_template(**spec: Any) -> Obj:
-    return {"spec": {"restartPolicy": "OnFailure", "containers": [{"name": "c", "image": "busybox:1"}], **spec}}
+    return {
+        "spec": {"restartPolicy": "OnFailure", "containers": [{"name": "c", "image": "busybox:1"}], **spec}
+    }
 
 
-def rjob(name: str, replicas: int = 1, *, group: str = "default", depends_on: list[tuple[str, str]] | None = None,
-         labels: dict[str, str] | None = None, annotations: dict[str, str] | None = None,
-         pod: Obj | None = None) -> Obj:
-    template: Obj = {"spec": {"parallelism": 1, "completions": 1, "completionMode": "Indexed",
-                              "template": pod or pod_template()}}
+def rjob(
+    name: str,
+    replicas: int = 1,
+    *,
+    group: str = "default",
+    depends_on: list[tuple[str, str]] | None = None,
+    labels: dict[str, str] | None = None,
+    annotations: dict[str, str] | None = None,
+    pod: Obj | None = None,
+) -> Obj:
+    template: Obj = {
+        "spec": {
+            "parallelism": 1,
+            "completions": 1,
+            "completionMode": "Indexed",
+            "template": pod or pod_template(),
+        }
+    }
     if labels or annotations:
         template["metadata"] = {k: v for k, v in (("labels", labels), ("annotations", annotations)) if v}
     out: Obj = {"name": name, "replicas": replicas, "groupName": group, "template": template}
@@ -68,20 +83,38 @@ def rjob(name: str, replicas: int = 1, *, group: str = "default", depends_on: li
 
 
 def make_jobset(*rjobs: Obj, name: str = "js", uid: str = "uid-1", **spec: Any) -> Obj:
-    return {"apiVersion": api.API_VERSION, "kind": "JobSet",
-            "metadata": {"name": name, "namespace": NS, "uid": uid},
-            "spec": {"replicatedJobs": list(rjobs), "successPolicy": {"operator": "All"}, **spec}}
+    return {
+        "apiVersion": api.API_VERSION,
+        "kind": "JobSet",
+        "metadata": {"name": name, "namespace": NS, "uid": uid},
+        "spec": {"replicatedJobs": list(rjobs), "successPolicy": {"operator": "All"}, **spec},
+    }
 
 
-def jobset_keys(rjob_name: str, idx: int, replicas: int, *, total: int, global_idx: int, group: str = "default",
-                group_total: int | None = None, group_idx: int | None = None, restarts: int = 0) -> dict[str, str]:
+def jobset_keys(
+    rjob_name: str,
+    idx: int,
+    replicas: int,
+    *,
+    total: int,
+    global_idx: int,
+    group: str = "default",
+    group_total: int | None = None,
+    group_idx: int | None = None,
+    restarts: int = 0,
+) -> dict[str, str]:
     job_name = f"js-{rjob_name}-{idx}"
     return {
-        api.JOBSET_NAME_KEY: "js", api.JOBSET_UID_KEY: "uid-1", api.REPLICATED_JOB_NAME_KEY: rjob_name,
-        api.RESTARTS_KEY: str(restarts), api.REPLICATED_JOB_REPLICAS: str(replicas),
-        api.GLOBAL_REPLICAS_KEY: str(total), api.JOB_INDEX_KEY: str(idx),
+        api.JOBSET_NAME_KEY: "js",
+        api.JOBSET_UID_KEY: "uid-1",
+        api.REPLICATED_JOB_NAME_KEY: rjob_name,
+        api.RESTARTS_KEY: str(restarts),
+        api.REPLICATED_JOB_REPLICAS: str(replicas),
+        api.GLOBAL_REPLICAS_KEY: str(total),
+        api.JOB_INDEX_KEY: str(idx),
         api.JOB_KEY: hashlib.sha1(f"{NS}/{job_name}".encode()).hexdigest(),
-        api.JOB_GLOBAL_INDEX_KEY: str(global_idx), api.GROUP_NAME_KEY: group,
+        api.JOB_GLOBAL_INDEX_KEY: str(global_idx),
+        api.GROUP_NAME_KEY: group,
         api.GROUP_REPLICAS_KEY: str(total if group_total is None else group_total),
         api.JOB_GROUP_INDEX_KEY: str(global_idx if group_idx is None else group_idx),
     }
@@ -90,11 +123,18 @@ def jobset_keys(rjob_name: str, idx: int, replicas: int, *, total: int, global_i
 def child(name: str, rjob_name: str = "a", *, restarts: int = 0, **status: Any) -> Obj:
     """A child Job as the API server returns it."""
     conditions = status.pop("conditions", None)
-    job: Obj = {"metadata": {"name": name, "labels": {api.REPLICATED_JOB_NAME_KEY: rjob_name,
-                                                      api.RESTARTS_KEY: str(restarts)}},
-                "spec": {"parallelism": status.pop("parallelism", 1), "completions": status.pop("completions", 1),
-                         "suspend": status.pop("suspend", False)},
-                "status": status}
+    job: Obj = {
+        "metadata": {
+            "name": name,
+            "labels": {api.REPLICATED_JOB_NAME_KEY: rjob_name, api.RESTARTS_KEY: str(restarts)},
+        },
+        "spec": {
+            "parallelism": status.pop("parallelism", 1),
+            "completions": status.pop("completions", 1),
+            "suspend": status.pop("suspend", False),
+        },
+        "status": status,
+    }
     if conditions:
         job["status"]["conditions"] = conditions
     return job
@@ -122,8 +162,11 @@ def _names(jobs: list[Obj]) -> list[str]:
 
 
 def _construct(js: Obj, owned: ChildJobs | None = None, *, restart_job: bool = False) -> list[Obj]:
-    return [job for r in js["spec"]["replicatedJobs"]
-            for job in construct_jobs_from_template(js, r, owned or ChildJobs(), restart_job=restart_job)]
+    return [
+        job
+        for r in js["spec"]["replicatedJobs"]
+        for job in construct_jobs_from_template(js, r, owned or ChildJobs(), restart_job=restart_job)
+    ]
 
 
 def test_construct_all_jobs_with_labels_annotations_on_job_and_pod_template() -> None:
@@ -134,10 +177,16 @@ def test_construct_all_jobs_with_labels_annotations_on_job_and_pod_template() ->
     assert _names(jobs) == ["js-a-0", "js-a-1"]
     keys = jobset_keys("a", 1, 2, total=2, global_idx=1)
     job = jobs[1]
-    assert job["metadata"] == {"name": "js-a-1", "namespace": NS, "labels": {"job-label": "j", **keys},
-                               "annotations": {"job-annotation": "j", **keys}}
-    assert job["spec"]["template"]["metadata"] == {"labels": {"pod-label": "p", **keys},
-                                                   "annotations": {"pod-annotation": "p", **keys}}
+    assert job["metadata"] == {
+        "name": "js-a-1",
+        "namespace": NS,
+        "labels": {"job-label": "j", **keys},
+        "annotations": {"job-annotation": "j", **keys},
+    }
+    assert job["spec"]["template"]["metadata"] == {
+        "labels": {"pod-label": "p", **keys},
+        "annotations": {"pod-annotation": "p", **keys},
+    }
     assert job["spec"]["suspend"] is False
     assert job["spec"]["template"]["spec"] == pod_template()["spec"]
     assert "ownerReferences" not in job["metadata"]
@@ -159,21 +208,30 @@ def test_blocking_recreate_constructs_nothing_while_previous_jobs_exist() -> Non
 def test_multiple_replicated_jobs_and_groups_get_global_and_group_indexes() -> None:
     js = make_jobset(rjob("a", 1, group="g1"), rjob("b", 2, group="g2"), rjob("c", 2, group="g1"))
     jobs = {j["metadata"]["name"]: j["metadata"]["labels"] for j in _construct(js)}
-    assert jobs["js-c-1"] == jobset_keys("c", 1, 2, total=5, global_idx=4, group="g1", group_total=3, group_idx=2)
-    assert jobs["js-b-0"] == jobset_keys("b", 0, 2, total=5, global_idx=1, group="g2", group_total=2, group_idx=0)
+    assert jobs["js-c-1"] == jobset_keys(
+        "c", 1, 2, total=5, global_idx=4, group="g1", group_total=3, group_idx=2
+    )
+    assert jobs["js-b-0"] == jobset_keys(
+        "b", 0, 2, total=5, global_idx=1, group="g2", group_total=2, group_idx=0
+    )
 
 
 def test_exclusive_placement_node_selector_strategy_and_dns_and_coordinator() -> None:
     exclusive = {api.EXCLUSIVE_KEY: "zone", api.NODE_SELECTOR_STRATEGY_KEY: "true"}
-    js = make_jobset(rjob("a", 1, annotations=exclusive), rjob("b", 1),
-                     network={"enableDNSHostnames": True, "subdomain": "sub"},
-                     coordinator={"replicatedJob": "a", "jobIndex": 0, "podIndex": 0}, suspend=True)
+    js = make_jobset(
+        rjob("a", 1, annotations=exclusive),
+        rjob("b", 1),
+        network={"enableDNSHostnames": True, "subdomain": "sub"},
+        coordinator={"replicatedJob": "a", "jobIndex": 0, "podIndex": 0},
+        suspend=True,
+    )
     a0, b0 = _construct(js)
     assert a0["metadata"]["annotations"][api.EXCLUSIVE_KEY] == "zone"
     assert api.EXCLUSIVE_KEY not in a0["metadata"]["labels"]
     assert a0["spec"]["template"]["spec"]["nodeSelector"] == {api.NAMESPACED_JOB_KEY: f"{NS}_js-a-0"}
     assert a0["spec"]["template"]["spec"]["tolerations"] == [
-        {"key": api.NO_SCHEDULE_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}]
+        {"key": api.NO_SCHEDULE_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
+    ]
     assert api.EXCLUSIVE_KEY not in b0["metadata"]["annotations"]
     assert "nodeSelector" not in b0["spec"]["template"]["spec"]
     for job in (a0, b0):
@@ -195,11 +253,16 @@ def test_jobset_level_exclusive_annotation_is_copied_to_every_job() -> None:
 def test_volume_claim_policies_add_a_volume_for_mounted_templates_only() -> None:
     pod = pod_template()
     pod["spec"]["containers"][0]["volumeMounts"] = [{"name": "data", "mountPath": "/data"}]
-    js = make_jobset(rjob("a", pod=pod), volumeClaimPolicies=[
-        {"templates": [{"metadata": {"name": "data"}}, {"metadata": {"name": "unused"}}]}])
+    js = make_jobset(
+        rjob("a", pod=pod),
+        volumeClaimPolicies=[
+            {"templates": [{"metadata": {"name": "data"}}, {"metadata": {"name": "unused"}}]}
+        ],
+    )
     (job,) = _construct(js)
     assert job["spec"]["template"]["spec"]["volumes"] == [
-        {"name": "data", "persistentVolumeClaim": {"claimName": "data-js"}}]
+        {"name": "data", "persistentVolumeClaim": {"claimName": "data-js"}}
+    ]
 
 
 @pytest.mark.parametrize(("gate", "expected"), [(True, ["1", "0"]), (False, [None, None])])
@@ -216,7 +279,9 @@ def test_job_restart_attempt_label_only_with_the_gate(gate: bool, expected: list
     ("rjobs", "args", "expected"),
     [
         pytest.param([("rjob", 3)], ("rjob", 1), "1", id="single replicated job"),
-        pytest.param([("rjob1", 2), ("rjob2", 4), ("rjob3", 1)], ("rjob2", 3), "5", id="multiple replicated jobs"),
+        pytest.param(
+            [("rjob1", 2), ("rjob2", 4), ("rjob3", 1)], ("rjob2", 3), "5", id="multiple replicated jobs"
+        ),
         pytest.param([("rjob1", 2)], ("rjob2", 0), "", id="replicated job not found"),
     ],
 )
@@ -226,42 +291,94 @@ def test_global_job_index(rjobs: list[tuple[str, int]], args: tuple[str, int], e
 
 def test_global_and_group_replicas_and_group_index() -> None:
     assert global_replicas(make_jobset()) == "0"
-    js = make_jobset(rjob("rjob1", 1, group="groupA"), rjob("rjob2", 2, group="groupB"), rjob("rjob3", 3, group="groupA"))
+    js = make_jobset(
+        rjob("rjob1", 1, group="groupA"), rjob("rjob2", 2, group="groupB"), rjob("rjob3", 3, group="groupA")
+    )
     assert global_replicas(js) == "6"
-    assert (group_replicas(js, "groupA"), group_replicas(js, "groupB"), group_replicas(js, "none")) == ("4", "2", "0")
+    assert (group_replicas(js, "groupA"), group_replicas(js, "groupB"), group_replicas(js, "none")) == (
+        "4",
+        "2",
+        "0",
+    )
     assert group_job_index(js, "groupA", "rjob3", 1) == "2"
     assert group_job_index(js, "groupB", "rjob2", 1) == "1"
     assert group_job_index(js, "groupB", "rjob3", 0) == ""
 
 
 # ------------------------------------------------------------------------------------------ conditions
-SUSPENDED_TRUE = {"type": "Suspended", "status": "True", "lastTransitionTime": T0, "reason": "SuspendedJobs",
-                  "message": "jobset is suspended"}
+SUSPENDED_TRUE = {
+    "type": "Suspended",
+    "status": "True",
+    "lastTransitionTime": T0,
+    "reason": "SuspendedJobs",
+    "message": "jobset is suspended",
+}
 
 
 @pytest.mark.parametrize(
     ("existing", "opts", "expected_update", "expected"),
     [
         pytest.param([], None, False, [], id="no existing conditions, not adding conditions"),
-        pytest.param([], make_completed_condition_opts(), True,
-                     [("Completed", "True", "AllJobsCompleted", "T1")], id="no existing conditions, add a condition"),
-        pytest.param([], make_suspended_condition_opts(), True, [("Suspended", "True", "SuspendedJobs", "T1")],
-                     id="suspended"),
-        pytest.param([SUSPENDED_TRUE], make_resumed_condition_opts(), True,
-                     [("Suspended", "False", "ResumeJobs", "T1")], id="resume (update suspended condition in place)"),
+        pytest.param(
+            [],
+            make_completed_condition_opts(),
+            True,
+            [("Completed", "True", "AllJobsCompleted", "T1")],
+            id="no existing conditions, add a condition",
+        ),
+        pytest.param(
+            [],
+            make_suspended_condition_opts(),
+            True,
+            [("Suspended", "True", "SuspendedJobs", "T1")],
+            id="suspended",
+        ),
+        pytest.param(
+            [SUSPENDED_TRUE],
+            make_resumed_condition_opts(),
+            True,
+            [("Suspended", "False", "ResumeJobs", "T1")],
+            id="resume (update suspended condition in place)",
+        ),
         pytest.param([], make_resumed_condition_opts(), False, [], id="a False condition is never added"),
-        pytest.param([{"type": "Completed", "status": "True", "lastTransitionTime": T0, "reason": "AllJobsCompleted",
-                       "message": "jobset completed successfully"}], make_completed_condition_opts(), False,
-                     [("Completed", "True", "AllJobsCompleted", T0)], id="existing conditions, attempt to add duplicate"),
-        pytest.param([{"type": "RestartingJobSet", "status": "True", "lastTransitionTime": T0,
-                       "reason": "DefaultFailurePolicy", "message": "old message"}],
-                     ConditionOpts("Warning", "RestartingJobSet", "True", "NewReason", "new message"), True,
-                     [("RestartingJobSet", "True", "NewReason", T0)],
-                     id="update reason/message but keep status and lastTransitionTime"),
+        pytest.param(
+            [
+                {
+                    "type": "Completed",
+                    "status": "True",
+                    "lastTransitionTime": T0,
+                    "reason": "AllJobsCompleted",
+                    "message": "jobset completed successfully",
+                }
+            ],
+            make_completed_condition_opts(),
+            False,
+            [("Completed", "True", "AllJobsCompleted", T0)],
+            id="existing conditions, attempt to add duplicate",
+        ),
+        pytest.param(
+            [
+                {
+                    "type": "RestartingJobSet",
+                    "status": "True",
+                    "lastTransitionTime": T0,
+                    "reason": "DefaultFailurePolicy",
+                    "message": "old message",
+                }
+            ],
+            ConditionOpts("Warning", "RestartingJobSet", "True", "NewReason", "new message"),
+            True,
+            [("RestartingJobSet", "True", "NewReason", T0)],
+            id="update reason/message but keep status and lastTransitionTime",
+        ),
     ],
 )
-def test_update_condition(existing: list[Obj], opts: ConditionOpts | None, expected_update: bool,
-                          expected: list[tuple[str, str, str, str]]) -> None:
+def test_update_condition(
+    existing: list[Obj],
+    opts: ConditionOpts | None,
+    expected_update: bool,
+    expected: list[tuple[str, str, str, str]],
+) -> None:
     js: Obj = {"status": {"conditions": [dict(c) for c in existing]}}
     assert update_condition(js, opts, "T1") is expected_update
     got = [(c["type"], c["status"], c["reason"], c["lastTransitionTime"]) for c in js["status"]["conditions"]]
@@ -270,7 +387,9 @@ def test_update_condition(existing: list[Obj], opts: ConditionOpts | None, expec
 
 # ------------------------------------------------------------------------------------------ statuses
 def _counts(statuses: list[Obj]) -> dict[str, tuple[int, ...]]:
-    return {s["name"]: (s["ready"], s["succeeded"], s["failed"], s["active"], s["suspended"]) for s in statuses}
+    return {
+        s["name"]: (s["ready"], s["succeeded"], s["failed"], s["active"], s["suspended"]) for s in statuses
+    }
 
 
 def test_calculate_replicated_job_statuses() -> None:
@@ -295,8 +414,9 @@ def test_calculate_replicated_job_statuses() -> None:
 
 def test_no_jobs_still_gives_one_zero_entry_per_replicated_job() -> None:
     statuses = calculate_replicated_job_statuses(make_jobset(rjob("a"), rjob("b", 3)), ChildJobs())
-    assert statuses == [{"name": n, "ready": 0, "succeeded": 0, "failed": 0, "active": 0, "suspended": 0}
-                        for n in ("a", "b")]
+    assert statuses == [
+        {"name": n, "ready": 0, "succeeded": 0, "failed": 0, "active": 0, "suspended": 0} for n in ("a", "b")
+    ]
 
 
 def test_replicated_jobs_status_is_stored_in_descending_name_order_and_compared_semantically() -> None:
@@ -321,7 +441,9 @@ def test_replicated_jobs_status_is_stored_in_descending_name_order_and_compared_
 
 def test_restart_arrays_are_carried_over_only_with_the_gate() -> None:
     js = make_jobset(rjob("a", 2))
-    js["status"] = {"replicatedJobsStatus": [{"name": "a", "jobRestarts": [1, 0], "jobRestartsCountTowardsMax": [1, 0]}]}
+    js["status"] = {
+        "replicatedJobsStatus": [{"name": "a", "jobRestarts": [1, 0], "jobRestartsCountTowardsMax": [1, 0]}]
+    }
     (with_gate,) = calculate_replicated_job_statuses(js, ChildJobs(), restart_job=True)
     (without,) = calculate_replicated_job_statuses(js, ChildJobs())
     assert (with_gate["jobRestarts"], with_gate["jobRestartsCountTowardsMax"]) == ([1, 0], [1, 0])
@@ -337,8 +459,11 @@ class Env:
         self.clock = Clock()
         self.server = ApiServer(self.clock, random.Random(0))
         register_builtin(self.server)
-        self.server.register(ResourceType("JobSet", api.API_VERSION, "jobsets", generation="custom",
-                                          unconditional_update=False))
+        self.server.register(
+            ResourceType(
+                "JobSet", api.API_VERSION, "jobsets", generation="custom", unconditional_update=False
+            )
+        )
         if gc:
             GarbageCollector(self.clock, self.server)
         self.client = LocalClient(self.server)
@@ -388,16 +513,39 @@ class Env:
     def ready(self, *names: str) -> None:
         self.set_status(*names, active=1, ready=1)
 
-    def finish(self, name: str, cond: str, *, reason: str = "", message: str = "", at: float | None = None,
-               settle: bool = True) -> None:
+    def finish(
+        self,
+        name: str,
+        cond: str,
+        *,
+        reason: str = "",
+        message: str = "",
+        at: float | None = None,
+        settle: bool = True,
+    ) -> None:
         when = rfc3339(self.clock.now if at is None else at)
-        condition = {"type": cond, "status": "True", "reason": reason, "message": message,
-                     "lastTransitionTime": when, "lastProbeTime": when}
-        self.set_status(name, settle=settle, active=0, ready=0, conditions=[condition],
-                        **({"succeeded": 1} if cond == "Complete" else {"failed": 1}))
+        condition = {
+            "type": cond,
+            "status": "True",
+            "reason": reason,
+            "message": message,
+            "lastTransitionTime": when,
+            "lastProbeTime": when,
+        }
+        self.set_status(
+            name,
+            settle=settle,
+            active=0,
+            ready=0,
+            conditions=[condition],
+            **({"succeeded": 1} if cond == "Complete" else {"failed": 1}),
+        )
 
     def conditions(self) -> list[tuple[str, str, str, str]]:
-        return [(c["type"], c["status"], c["reason"], c["message"]) for c in self.js()["status"].get("conditions", ())]
+        return [
+            (c["type"], c["status"], c["reason"], c["message"])
+            for c in self.js()["status"].get("conditions", ())
+        ]
 
     def events(self) -> list[tuple[str, str, str]]:
         events = sorted(self.client.list("Event", NS), key=lambda e: int(e["metadata"]["resourceVersion"]))
@@ -407,27 +555,53 @@ class Env:
         return _counts(self.js()["status"]["replicatedJobsStatus"])
 
 
-IN_PROGRESS = ("StartupPolicyInProgress", "True", "InOrderStartupPolicyInProgress",
-               "in order startup policy is in progress")
+IN_PROGRESS = (
+    "StartupPolicyInProgress",
+    "True",
+    "InOrderStartupPolicyInProgress",
+    "in order startup policy is in progress",
+)
 IN_PROGRESS_DONE = ("StartupPolicyInProgress", "False", *IN_PROGRESS[2:])
-COMPLETED_STARTUP = ("StartupPolicyCompleted", "True", "InOrderStartupPolicyCompleted",
-                     "in order startup policy has completed")
+COMPLETED_STARTUP = (
+    "StartupPolicyCompleted",
+    "True",
+    "InOrderStartupPolicyCompleted",
+    "in order startup policy has completed",
+)
 
 
 def test_in_order_creates_the_next_replicated_job_only_once_the_previous_is_ready() -> None:
     """Worked trace A: rjobs a(1), b(3), InOrder, not suspended."""
     env = Env()
-    env.create(make_jobset(rjob("a"), rjob("b", 3), startupPolicy={"startupPolicyOrder": "InOrder"},
-                           network={"enableDNSHostnames": True}))
+    env.create(
+        make_jobset(
+            rjob("a"),
+            rjob("b", 3),
+            startupPolicy={"startupPolicyOrder": "InOrder"},
+            network={"enableDNSHostnames": True},
+        )
+    )
     assert env.job_names() == ["js-a-0"]
     status = env.js()["status"]
-    assert status == {"conditions": [{"type": "StartupPolicyInProgress", "status": "True", "lastTransitionTime": T0,
-                                      "reason": "InOrderStartupPolicyInProgress",
-                                      "message": "in order startup policy is in progress"}],
-                      "restarts": 0,
-                      "replicatedJobsStatus": [{"name": n, "ready": 0, "succeeded": 0, "failed": 0, "active": 0,
-                                                "suspended": 0} for n in ("b", "a")]}
-    assert env.events() == [("Normal", "InOrderStartupPolicyInProgress", "in order startup policy is in progress")]
+    assert status == {
+        "conditions": [
+            {
+                "type": "StartupPolicyInProgress",
+                "status": "True",
+                "lastTransitionTime": T0,
+                "reason": "InOrderStartupPolicyInProgress",
+                "message": "in order startup policy is in progress",
+            }
+        ],
+        "restarts": 0,
+        "replicatedJobsStatus": [
+            {"name": n, "ready": 0, "succeeded": 0, "failed": 0, "active": 0, "suspended": 0}
+            for n in ("b", "a")
+        ],
+    }
+    assert env.events() == [
+        ("Normal", "InOrderStartupPolicyInProgress", "in order startup policy is in progress")
+    ]
     assert env.client.get("Service", NS, "js")["spec"]["clusterIP"] == "None"
 
     env.set_status("js-a-0", active=1, ready=0)
@@ -445,8 +619,10 @@ def test_in_order_creates_the_next_replicated_job_only_once_the_previous_is_read
     assert env.conditions() == [IN_PROGRESS_DONE, COMPLETED_STARTUP]
     in_progress = env.js()["status"]["conditions"][0]
     assert in_progress["lastTransitionTime"] == T0
-    assert env.events() == [("Normal", "InOrderStartupPolicyInProgress", "in order startup policy is in progress"),
-                            ("Normal", "InOrderStartupPolicyCompleted", "in order startup policy has completed")]
+    assert env.events() == [
+        ("Normal", "InOrderStartupPolicyInProgress", "in order startup policy is in progress"),
+        ("Normal", "InOrderStartupPolicyCompleted", "in order startup policy has completed"),
+    ]
     assert env.counts() == {"b": (3, 0, 0, 3, 0), "a": (1, 0, 0, 1, 0)}
 
 
@@ -497,7 +673,9 @@ def test_depends_on_suspended_at_creation_then_resumed() -> None:
 
 def test_suspended_in_order_creates_everything_suspended_then_resumes_in_order() -> None:
     env = Env()
-    env.create(make_jobset(rjob("a"), rjob("b", 2), startupPolicy={"startupPolicyOrder": "InOrder"}, suspend=True))
+    env.create(
+        make_jobset(rjob("a"), rjob("b", 2), startupPolicy={"startupPolicyOrder": "InOrder"}, suspend=True)
+    )
     assert env.job_names() == ["js-a-0", "js-b-0", "js-b-1"]
     assert {env.job(n)["spec"]["suspend"] for n in env.job_names()} == {True}
     assert env.conditions() == [("Suspended", "True", "SuspendedJobs", "jobset is suspended")]
@@ -527,10 +705,17 @@ def test_suspended_in_order_creates_everything_suspended_then_resumes_in_order()
     assert [env.job(f"js-b-{i}")["spec"]["suspend"] for i in range(2)] == [False, False]
     assert env.conditions()[0][:2] == ("Suspended", "True")
     env.ready("js-b-0", "js-b-1")
-    assert env.conditions() == [("Suspended", "False", "ResumeJobs", "jobset is resumed"), IN_PROGRESS_DONE,
-                                COMPLETED_STARTUP]
-    assert [r for _, r, _ in env.events()] == ["SuspendedJobs", "InOrderStartupPolicyInProgress",
-                                               "InOrderStartupPolicyCompleted", "ResumeJobs"]
+    assert env.conditions() == [
+        ("Suspended", "False", "ResumeJobs", "jobset is resumed"),
+        IN_PROGRESS_DONE,
+        COMPLETED_STARTUP,
+    ]
+    assert [r for _, r, _ in env.events()] == [
+        "SuspendedJobs",
+        "InOrderStartupPolicyInProgress",
+        "InOrderStartupPolicyCompleted",
+        "ResumeJobs",
+    ]
 
 
 def test_suspending_a_running_jobset_suspends_its_active_jobs() -> None:
@@ -546,14 +731,21 @@ def test_suspending_a_running_jobset_suspends_its_active_jobs() -> None:
 @pytest.mark.parametrize(
     ("policy", "steps", "completed_after"),
     [
-        pytest.param({"operator": "All", "targetReplicatedJobs": ["driver"]}, ["js-driver-0"], 1, id="All, targets"),
-        pytest.param({"operator": "Any", "targetReplicatedJobs": ["workers"]}, ["js-driver-0", "js-workers-1"], 2,
-                     id="Any, targets"),
+        pytest.param(
+            {"operator": "All", "targetReplicatedJobs": ["driver"]}, ["js-driver-0"], 1, id="All, targets"
+        ),
+        pytest.param(
+            {"operator": "Any", "targetReplicatedJobs": ["workers"]},
+            ["js-driver-0", "js-workers-1"],
+            2,
+            id="Any, targets",
+        ),
         pytest.param({"operator": "All"}, ["js-driver-0", "js-workers-0", "js-workers-1"], 3, id="All"),
     ],
 )
-def test_success_policy_completes_and_then_foreground_deletes_active_jobs(policy: Obj, steps: list[str],
-                                                                         completed_after: int) -> None:
+def test_success_policy_completes_and_then_foreground_deletes_active_jobs(
+    policy: Obj, steps: list[str], completed_after: int
+) -> None:
     env = Env(gc=False)
     env.create(make_jobset(rjob("driver"), rjob("workers", 2), successPolicy=policy))
     for i, name in enumerate(steps, 1):
@@ -603,8 +795,10 @@ def test_restart_under_max_restarts_one_then_fail() -> None:
     status = env.js()["status"]
     assert (status["restarts"], status["restartsCountTowardsMax"]) == (1, 1)
     assert env.conditions() == [("RestartingJobSet", "True", "DefaultFailurePolicy", restart_message)]
-    assert env.events() == [("Warning", "DefaultFailurePolicy", restart_message),
-                            ("Warning", "RestartJobSetFailurePolicyAction", restart_message)]
+    assert env.events() == [
+        ("Warning", "DefaultFailurePolicy", restart_message),
+        ("Warning", "RestartJobSetFailurePolicyAction", restart_message),
+    ]
     for name in names:
         assert ("MODIFIED", name, "deleting", ("foregroundDeletion",)) in env.job_log
         assert ("DELETED", name) in [entry[:2] for entry in env.job_log]
@@ -612,18 +806,25 @@ def test_restart_under_max_restarts_one_then_fail() -> None:
     assert {env.job(n)["metadata"]["labels"][api.RESTARTS_KEY] for n in names} == {"1"}
     assert env.counts() == {"b": (0, 0, 0, 0, 0), "a": (0, 0, 0, 0, 0)}
 
-    env.ready(*names)
+    env.ready("js-a-0", "js-b-0", "js-b-2")
+    assert env.conditions()[0][:2] == ("RestartingJobSet", "True")
+    env.finish("js-b-1", "Complete")
     assert env.conditions() == [("RestartingJobSet", "False", "JobsReady", "all jobs are ready")]
     assert env.events()[-1] == ("Normal", "JobsReady", "all jobs are ready")
 
     env.finish("js-b-2", "Failed", reason="BackoffLimitExceeded")
     failed = "jobset failed due to reaching max number of restarts (first failed job: js-b-2)"
-    assert env.conditions() == [("RestartingJobSet", "False", "JobSetFailed", "jobset failed"),
-                                ("Failed", "True", "ReachedMaxRestarts", failed)]
+    assert env.conditions() == [
+        ("RestartingJobSet", "False", "JobSetFailed", "jobset failed"),
+        ("Failed", "True", "ReachedMaxRestarts", failed),
+    ]
     assert env.js()["status"]["terminalState"] == "Failed"
     assert env.js()["status"]["restarts"] == 1
-    assert env.events()[-2:] == [("Warning", "ReachedMaxRestarts", failed), ("Normal", "JobSetFailed", "jobset failed")]
-    assert env.job_names() == ["js-b-2"]
+    assert env.events()[-2:] == [
+        ("Warning", "ReachedMaxRestarts", failed),
+        ("Normal", "JobSetFailed", "jobset failed"),
+    ]
+    assert env.job_names() == ["js-b-1", "js-b-2"]
 
 
 @pytest.mark.parametrize("strategy", ["Recreate", "BlockingRecreate"])
@@ -675,17 +876,26 @@ def test_managed_by_another_controller_is_left_alone() -> None:
 
 def test_restart_job_action_without_the_gate_is_a_reconcile_error_and_writes_nothing() -> None:
     env = Env()
-    env.create(make_jobset(rjob("a"), failurePolicy={"maxRestarts": 3, "rules": [{"name": "r", "action": "RestartJob"}]}))
+    env.create(
+        make_jobset(
+            rjob("a"), failurePolicy={"maxRestarts": 3, "rules": [{"name": "r", "action": "RestartJob"}]}
+        )
+    )
     before = env.js()["status"]
     env.finish("js-a-0", "Failed")
     assert env.js()["status"] == before
     assert env.controller.controller.stats.last_errors[-1].endswith(
-        "RestartJob failure policy action cannot be used when the feature gate RestartJob is disabled")
+        "RestartJob failure policy action cannot be used when the feature gate RestartJob is disabled"
+    )
 
 
 def test_restart_job_action_with_the_gate_recreates_only_that_job() -> None:
     env = Env(gates=FeatureGates.from_dict({"RestartJob": True}))
-    env.create(make_jobset(rjob("a", 2), failurePolicy={"maxRestarts": 3, "rules": [{"name": "r", "action": "RestartJob"}]}))
+    env.create(
+        make_jobset(
+            rjob("a", 2), failurePolicy={"maxRestarts": 3, "rules": [{"name": "r", "action": "RestartJob"}]}
+        )
+    )
     assert env.job("js-a-0")["metadata"]["labels"][api.JOB_RESTART_ATTEMPT_KEY] == "0"
     env.finish("js-a-1", "Failed")
     entry = next(s for s in env.js()["status"]["replicatedJobsStatus"] if s["name"] == "a")
@@ -697,15 +907,27 @@ def test_restart_job_action_with_the_gate_recreates_only_that_job() -> None:
 
 def test_headless_service_is_created_once_and_recreated_when_deleted() -> None:
     env = Env()
-    env.create(make_jobset(rjob("a"), network={"enableDNSHostnames": True, "subdomain": "sub",
-                                               "publishNotReadyAddresses": False}))
+    env.create(
+        make_jobset(
+            rjob("a"),
+            network={"enableDNSHostnames": True, "subdomain": "sub", "publishNotReadyAddresses": False},
+        )
+    )
     svc = env.client.get("Service", NS, "sub")
     uid = env.js()["metadata"]["uid"]
     assert svc["spec"]["selector"] == {api.JOBSET_NAME_KEY: "js"}
     assert svc["spec"]["publishNotReadyAddresses"] is False
     assert "ports" not in svc["spec"] and "labels" not in svc["metadata"]
-    assert svc["metadata"]["ownerReferences"] == [{"apiVersion": api.API_VERSION, "kind": "JobSet", "name": "js",
-                                                   "uid": uid, "controller": True, "blockOwnerDeletion": True}]
+    assert svc["metadata"]["ownerReferences"] == [
+        {
+            "apiVersion": api.API_VERSION,
+            "kind": "JobSet",
+            "name": "js",
+            "uid": uid,
+            "controller": True,
+            "blockOwnerDeletion": True,
+        }
+    ]
     assert env.job("js-a-0")["spec"]["template"]["spec"]["subdomain"] == "sub"
     env.client.delete("Service", NS, "sub")
     env.settle()
@@ -719,9 +941,24 @@ def test_no_headless_service_without_explicit_dns_hostnames() -> None:
 
 
 def test_job_creation_failure_is_an_immediate_warning_folded_into_a_series() -> None:
+    """A Job of the same name controlled by another JobSet UID is not the JobSet's (owner-UID index)."""
     env = Env()
-    env.client.create({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "js-a-0", "namespace": NS},
-                       "spec": {"template": pod_template()}})
+    other = env.client.create(make_jobset(name="other", uid=""))
+    foreign_owner = {
+        "apiVersion": api.API_VERSION,
+        "kind": "JobSet",
+        "name": "js",
+        "uid": other["metadata"]["uid"],
+        "controller": True,
+    }
+    env.client.create(
+        {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {"name": "js-a-0", "namespace": NS, "ownerReferences": [foreign_owner]},
+            "spec": {"template": pod_template()},
+        }
+    )
     env.create(make_jobset(rjob("a")))
     (event,) = env.client.list("Event", NS)
     assert event["type"] == "Warning" and event["reason"] == "JobCreationFailed"
@@ -747,10 +984,13 @@ def test_a_status_conflict_drops_the_queued_events_and_the_retry_emits_them_once
     env.create(make_jobset(rjob("a"), rjob("b"), startupPolicy={"startupPolicyOrder": "InOrder"}))
     assert touched == ["js-a-0"]
     assert env.controller.controller.stats.last_errors[0].endswith(
-        'Operation cannot be fulfilled on jobsets.jobset.x-k8s.io "js": the object has been modified; please apply '
-        "your changes to the latest version and try again")
+        'Operation cannot be fulfilled on jobsets.jobset.x-k8s.io "js": the object has been modified; '
+        "please apply your changes to the latest version and try again"
+    )
     assert env.conditions() == [IN_PROGRESS]
-    assert env.events() == [("Normal", "InOrderStartupPolicyInProgress", "in order startup policy is in progress")]
+    assert env.events() == [
+        ("Normal", "InOrderStartupPolicyInProgress", "in order startup policy is in progress")
+    ]
 
 
 def test_a_restarted_controller_continues_from_the_stored_state() -> None:
@@ -760,8 +1000,59 @@ def test_a_restarted_controller_continues_from_the_stored_state() -> None:
     env.ready("js-a-0")
     assert env.job_names() == ["js-a-0"]
     env.controller = JobSetController(env.client, env.clock)
-    env.controller.controller.enqueue((NS, "js"))
     env.settle()
     assert env.job_names() == ["js-a-0", "js-b-0", "js-b-1"]
     assert env.conditions() == [IN_PROGRESS]
     assert len(env.events()) == 1
+
+
+def test_volume_claim_policies_create_pvcs_owned_only_when_deleted_with_the_jobset() -> None:
+    env = Env()
+    env.server.register(ResourceType("PersistentVolumeClaim", "v1", "persistentvolumeclaims"))
+    pod = pod_template()
+    pod["spec"]["containers"][0]["volumeMounts"] = [{"name": "ckpt", "mountPath": "/ckpt"}]
+    policies = [
+        {
+            "templates": [
+                {"metadata": {"name": "ckpt", "labels": {"tier": "fast"}}, "spec": {"resources": {}}}
+            ],
+            "retentionPolicy": {"whenDeleted": "Delete"},
+        },
+        {
+            "templates": [{"metadata": {"name": "logs"}, "spec": {}}],
+            "retentionPolicy": {"whenDeleted": "Retain"},
+        },
+    ]
+    env.create(make_jobset(rjob("a", pod=pod), volumeClaimPolicies=policies))
+    ckpt = env.client.get("PersistentVolumeClaim", NS, "ckpt-js")
+    logs = env.client.get("PersistentVolumeClaim", NS, "logs-js")
+    assert ckpt["metadata"]["labels"] == {"tier": "fast", api.JOBSET_NAME_KEY: "js"}
+    assert [r["kind"] for r in ckpt["metadata"]["ownerReferences"]] == ["JobSet"]
+    assert "ownerReferences" not in logs["metadata"]
+    assert env.job("js-a-0")["spec"]["template"]["spec"]["volumes"] == [
+        {"name": "ckpt", "persistentVolumeClaim": {"claimName": "ckpt-js"}}
+    ]
+
+
+def test_elastic_jobset_patches_parallelism_and_completions_of_active_jobs() -> None:
+    env = Env(gates=FeatureGates.from_dict({"ElasticJobSet": True}))
+    env.create(make_jobset(rjob("a", 2)))
+    env.finish("js-a-1", "Complete")
+    js = env.js()
+    js["spec"]["replicatedJobs"][0]["template"]["spec"].update(parallelism=3, completions=3)
+    env.client.update(js)
+    env.settle()
+    assert (env.job("js-a-0")["spec"]["parallelism"], env.job("js-a-0")["spec"]["completions"]) == (3, 3)
+    assert (env.job("js-a-1")["spec"]["parallelism"], env.job("js-a-1")["spec"]["completions"]) == (1, 1)
+
+
+def test_a_jobset_being_deleted_is_not_reconciled() -> None:
+    env = Env()
+    js = make_jobset(rjob("a"))
+    js["metadata"]["finalizers"] = ["example.com/keep"]
+    env.create(js)
+    env.client.delete("JobSet", NS, "js")
+    env.finish("js-a-0", "Failed")
+    assert env.js()["metadata"]["deletionTimestamp"]
+    assert env.conditions() == []
+    assert env.events() == []

@@ -153,7 +153,8 @@ def test_owner_reference_and_controller_of() -> None:
 
 
 def test_conditions() -> None:
-    obj = {"status": {"conditions": [{"type": "Ready", "status": "False"}, {"type": "Complete", "status": "True"}]}}
+    obj = {"status": {"conditions": [{"type": "Ready", "status": "False"},
+                                     {"type": "Complete", "status": "True"}]}}
     assert get_condition(obj, "Ready") == {"type": "Ready", "status": "False"}
     assert get_condition(obj, "Missing") is None
     assert condition_true(obj, "Complete")

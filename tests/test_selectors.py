@@ -26,7 +26,7 @@ from fakecluster.apiserver.server import ApiServer
 from fakecluster.clock import Clock
 from fakecluster.objects import Obj
 
-# ---------------------------------------------------------------------------------------- LabelSelector
+# ----------------------------------------------------------------------------------- LabelSelector
 
 
 def test_nil_label_selector_matches_nothing_and_empty_matches_everything() -> None:
@@ -83,7 +83,7 @@ def test_invalid_operator_is_bad_request() -> None:
     assert "Gt" in info.value.message
 
 
-# ---------------------------------------------------------------------------------------- string form
+# ------------------------------------------------------------------------------------- string form
 
 
 @pytest.mark.parametrize(
@@ -156,7 +156,7 @@ def test_equality_terms_only_single_value_in() -> None:
     assert from_match_labels({"z": "1", "y": "2"}).equality_terms() == [("y", "2"), ("z", "1")]
 
 
-# ---------------------------------------------------------------------------------------- index vs brute force
+# ---------------------------------------------------------------------------- index vs brute force
 
 KEYS = ("app", "tier", "idx", "batch.kubernetes.io/job-name")
 VALUES = ("a", "b", "c", "")
@@ -219,7 +219,8 @@ class LabelIndexMachine(RuleBasedStateMachine):
     def adopt(self, slot: tuple[str, str], pick: int) -> None:
         uids = self._uids()
         if self._get(slot) is not None and uids:
-            ref = {"apiVersion": "example.com/v1", "kind": "Widget", "name": "o", "uid": uids[pick % len(uids)]}
+            ref = {"apiVersion": "example.com/v1", "kind": "Widget", "name": "o",
+                   "uid": uids[pick % len(uids)]}
             self.server.patch("Widget", *slot, {"metadata": {"ownerReferences": [ref]}})
 
     @rule(slot=slots)
@@ -256,7 +257,7 @@ class LabelIndexMachine(RuleBasedStateMachine):
                 assert self.server.list("Widget", selector=term) == [
                     o for o in everything if _labels(o).get(key) == value
                 ], term
-        for uid in self._uids() + ["no-such-uid"]:
+        for uid in [*self._uids(), "no-such-uid"]:
             owned = [o for o in everything
                      if any(r["uid"] == uid for r in o["metadata"].get("ownerReferences") or ())]
             assert self.server.list("Widget", owner_uid=uid) == owned

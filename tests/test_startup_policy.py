@@ -32,8 +32,14 @@ def test_in_order_startup_policy(startup_policy: Obj | None, expected: bool) -> 
 
 
 def _status(ready: int = 0, succeeded: int = 0, failed: int = 0, active: int = 0) -> Obj:
-    return {"name": "test", "ready": ready, "succeeded": succeeded, "failed": failed, "active": active,
-            "suspended": 0}
+    return {
+        "name": "test",
+        "ready": ready,
+        "succeeded": succeeded,
+        "failed": failed,
+        "active": active,
+        "suspended": 0,
+    }
 
 
 @pytest.mark.parametrize(
@@ -41,7 +47,9 @@ def _status(ready: int = 0, succeeded: int = 0, failed: int = 0, active: int = 0
     [
         pytest.param(1, {}, False, id="replicas 1; no replicatedJobStatus"),
         pytest.param(4, _status(ready=4), True, id="replicas 4; all ready"),
-        pytest.param(4, _status(ready=2, succeeded=1, failed=1), True, id="replicas 4; mix of ready, failed, succeeded"),
+        pytest.param(
+            4, _status(ready=2, succeeded=1, failed=1), True, id="replicas 4; mix of ready, failed, succeeded"
+        ),
         pytest.param(4, _status(active=4), False, id="replicas 4; all active"),
         pytest.param(4, _status(ready=5), False, id="replicas 4; more started than replicas is not equal"),
         pytest.param(0, None, True, id="replicas 0; missing status reads as zeros"),
@@ -55,12 +63,19 @@ def test_in_progress_then_completed_flips_in_progress_to_false_keeping_its_field
     js: Obj = {"metadata": {"name": "js"}, "status": {}}
     first = StatusUpdate(now=T0)
     set_in_order_startup_policy_in_progress_condition(js, first)
-    assert js["status"]["conditions"] == [{
-        "type": api.JOBSET_STARTUP_POLICY_IN_PROGRESS, "status": "True", "lastTransitionTime": T0,
-        "reason": "InOrderStartupPolicyInProgress", "message": "in order startup policy is in progress"}]
+    assert js["status"]["conditions"] == [
+        {
+            "type": api.JOBSET_STARTUP_POLICY_IN_PROGRESS,
+            "status": "True",
+            "lastTransitionTime": T0,
+            "reason": "InOrderStartupPolicyInProgress",
+            "message": "in order startup policy is in progress",
+        }
+    ]
     assert first.should_update
     assert [(e.event_type, e.reason, e.message) for e in first.events] == [
-        ("Normal", "InOrderStartupPolicyInProgress", "in order startup policy is in progress")]
+        ("Normal", "InOrderStartupPolicyInProgress", "in order startup policy is in progress")
+    ]
 
     again = StatusUpdate(now=T1)
     set_in_order_startup_policy_in_progress_condition(js, again)
@@ -70,9 +85,19 @@ def test_in_progress_then_completed_flips_in_progress_to_false_keeping_its_field
     done = StatusUpdate(now=T1)
     set_in_order_startup_policy_completed_condition(js, done)
     assert js["status"]["conditions"] == [
-        {"type": api.JOBSET_STARTUP_POLICY_IN_PROGRESS, "status": "False", "lastTransitionTime": T0,
-         "reason": "InOrderStartupPolicyInProgress", "message": "in order startup policy is in progress"},
-        {"type": api.JOBSET_STARTUP_POLICY_COMPLETED, "status": "True", "lastTransitionTime": T1,
-         "reason": "InOrderStartupPolicyCompleted", "message": "in order startup policy has completed"},
+        {
+            "type": api.JOBSET_STARTUP_POLICY_IN_PROGRESS,
+            "status": "False",
+            "lastTransitionTime": T0,
+            "reason": "InOrderStartupPolicyInProgress",
+            "message": "in order startup policy is in progress",
+        },
+        {
+            "type": api.JOBSET_STARTUP_POLICY_COMPLETED,
+            "status": "True",
+            "lastTransitionTime": T1,
+            "reason": "InOrderStartupPolicyCompleted",
+            "message": "in order startup policy has completed",
+        },
     ]
     assert [e.reason for e in done.events] == ["InOrderStartupPolicyCompleted"]

@@ -20,14 +20,20 @@ from jobset.controller.success_policy import (
 RJ1, RJ2, RJ3, RJ4 = (f"test-replicated-job-{i}" for i in range(1, 5))
 
 
-def _js(operator: str = "All", targets: list[str] | None = None, replicas: dict[str, int] | None = None) -> Obj:
+def _js(
+    operator: str = "All", targets: list[str] | None = None, replicas: dict[str, int] | None = None
+) -> Obj:
     policy: Obj = {"operator": operator}
     if targets is not None:
         policy["targetReplicatedJobs"] = targets
     return {
         "metadata": {"name": "test-jobset", "namespace": "default"},
-        "spec": {"successPolicy": policy,
-                 "replicatedJobs": [{"name": n, "replicas": r, "template": {}} for n, r in (replicas or {}).items()]},
+        "spec": {
+            "successPolicy": policy,
+            "replicatedJobs": [
+                {"name": n, "replicas": r, "template": {}} for n, r in (replicas or {}).items()
+            ],
+        },
     }
 
 
@@ -65,7 +71,9 @@ def test_replicated_job_matches_success_policy(targets: list[str], rjob: str, ex
         pytest.param([RJ1, RJ2], [RJ1, RJ3], 1, id="one job matches the success policy"),
         pytest.param([RJ1, RJ2], [RJ1, RJ2], 2, id="all jobs matches the success policy"),
         pytest.param([RJ1, RJ2], [RJ3, RJ4], 0, id="no jobs match the success policy"),
-        pytest.param([], [RJ1, RJ2], 2, id="empty target replicated jobs, all job matches the success policy"),
+        pytest.param(
+            [], [RJ1, RJ2], 2, id="empty target replicated jobs, all job matches the success policy"
+        ),
     ],
 )
 def test_num_jobs_matching_success_policy(targets: list[str], job_rjobs: list[str], expected: int) -> None:
@@ -76,9 +84,14 @@ def test_num_jobs_matching_success_policy(targets: list[str], job_rjobs: list[st
     ("js", "expected"),
     [
         pytest.param(_js("Any"), 1, id="any job completion fulfills success policy"),
-        pytest.param(_js("All", [RJ1, RJ2], {RJ1: 1, RJ2: 2}), 3, id="all replicated jobs match success policy"),
-        pytest.param(_js("All", [RJ1, RJ3], {RJ1: 1, RJ2: 2, RJ3: 3}), 4,
-                     id="some replicated jobs don't match success policy"),
+        pytest.param(
+            _js("All", [RJ1, RJ2], {RJ1: 1, RJ2: 2}), 3, id="all replicated jobs match success policy"
+        ),
+        pytest.param(
+            _js("All", [RJ1, RJ3], {RJ1: 1, RJ2: 2, RJ3: 3}),
+            4,
+            id="some replicated jobs don't match success policy",
+        ),
         pytest.param(_js("All", None, {RJ1: 1, RJ2: 2}), 3, id="no targets means every replicated job"),
     ],
 )
@@ -94,23 +107,42 @@ def test_execute_success_policy_completes_when_enough_targets_succeeded() -> Non
     assert "conditions" not in js.get("status", {})
 
     assert execute_success_policy(js, [_job(RJ2), _job(RJ2)], opts) is True
-    assert js["status"]["conditions"] == [{
-        "type": "Completed", "status": "True", "lastTransitionTime": "2025-01-01T00:00:07Z",
-        "reason": "AllJobsCompleted", "message": "jobset completed successfully"}]
+    assert js["status"]["conditions"] == [
+        {
+            "type": "Completed",
+            "status": "True",
+            "lastTransitionTime": "2025-01-01T00:00:07Z",
+            "reason": "AllJobsCompleted",
+            "message": "jobset completed successfully",
+        }
+    ]
     assert js["status"]["terminalState"] == "Completed"
     assert [(e.event_type, e.reason, e.message) for e in opts.events] == [
-        ("Normal", "AllJobsCompleted", "jobset completed successfully")]
+        ("Normal", "AllJobsCompleted", "jobset completed successfully")
+    ]
 
 
 def test_execute_success_policy_flips_an_existing_restarting_condition() -> None:
     js = _js("Any", None, {RJ1: 1})
-    js["status"] = {"conditions": [{"type": "RestartingJobSet", "status": "True", "lastTransitionTime": "x",
-                                    "reason": "DefaultFailurePolicy", "message": "m"}]}
+    js["status"] = {
+        "conditions": [
+            {
+                "type": "RestartingJobSet",
+                "status": "True",
+                "lastTransitionTime": "x",
+                "reason": "DefaultFailurePolicy",
+                "message": "m",
+            }
+        ]
+    }
     opts = StatusUpdate(now="2025-01-01T00:00:07Z")
     assert execute_success_policy(js, [_job(RJ1)], opts)
     restarting = js["status"]["conditions"][0]
     assert (restarting["status"], restarting["reason"], restarting["message"]) == (
-        "False", "JobSetCompleted", "jobset completed successfully")
+        "False",
+        "JobSetCompleted",
+        "jobset completed successfully",
+    )
     assert [e.reason for e in opts.events] == ["AllJobsCompleted", "JobSetCompleted"]
 
 

@@ -38,7 +38,8 @@ class GarbageCollector:
             finalizers = meta.get("finalizers") or ()
             if FOREGROUND in finalizers or ORPHAN in finalizers:
                 self.controller.enqueue(meta["uid"])
-        elif event.type == "ADDED":
+        elif event.old is None or meta.get("ownerReferences") != event.old["metadata"].get("ownerReferences"):
+            # Created, or its references changed: an owner that does not exist makes it garbage.
             for ref in meta.get("ownerReferences") or ():
                 if self.server.get_by_uid(ref["uid"]) is None:
                     self.controller.enqueue(ref["uid"])

@@ -331,9 +331,9 @@ class ApiServer:
                 new["status"] = clone(status)
             errs = rtype.status_errors(new.get("status")) + rtype.strategy.validate_status_update(new, old)
         else:
-            new = clone(obj)
+            new = dict(obj) if _patch else clone(obj)
             new["apiVersion"] = old["apiVersion"]
-            new_meta = new.setdefault("metadata", {})
+            new["metadata"] = new_meta = dict(new.get("metadata") or {})
             for fixed in ("uid", "creationTimestamp", "namespace", "generation", "deletionTimestamp",
                           "deletionGracePeriodSeconds"):
                 if fixed in old["metadata"]:
@@ -399,6 +399,8 @@ class ApiServer:
             merged_meta["namespace"] = current["metadata"]["namespace"]
         if "resourceVersion" not in (patch.get("metadata") or {}):
             merged_meta["resourceVersion"] = current["metadata"]["resourceVersion"]
+        # merge_patch copied every path the patch touches and shares the rest with the stored (never
+        # mutated) object, so the update can skip its defensive deep copy.
         return self.update(merged, subresource=subresource, _patch=True)
 
     def delete(

@@ -6,12 +6,13 @@ counting at the top of ``syncJob``), :meth:`_evaluate_finish` (the terminal-cond
 :meth:`_manage_job` (``manageJob``), :meth:`_track_status` (``trackJobStatusAndRemoveFinalizers``,
 ``flushUncountedAndRemoveFinalizers``, ``enactJobFinished``).
 
-Deliberate differences from upstream, all unobservable in a synchronous in-process cluster:
+Deliberate differences from upstream:
 
 - No ``ControllerExpectations``/``finalizerExpectations``: every write is visible to the next read at
   once, which is exactly the state expectations exist to wait for.
 - No adoption/release of pods by selector (``PodControllerRefManager``): pods are listed through the
-  owner index, which only ever holds pods created with this Job as controller.
+  owner index and kept if this Job is their controller. Nothing here creates orphans that match a
+  Job's generated ``controller-uid`` selector, so adoption would never happen anyway.
 - While pod creation waits for the failure back-off, ``status.active`` keeps the real count. Upstream
   returned 0 there until kubernetes#139457 (a 2026 regression fix, back-ported to 1.33+), which made the
   API server reject the status write (``ready > active``).
@@ -62,7 +63,6 @@ if TYPE_CHECKING:
 MAX_POD_CREATE_DELETE_PER_SYNC = 500
 SYNC_JOB_BATCH_PERIOD = 1.0
 """``syncJobBatchPeriod``; also the floor of a back-off requeue (``enqueueSyncJobWithDelay``)."""
-
 
 
 class JobSync(StatusTracking):

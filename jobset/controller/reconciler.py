@@ -68,7 +68,9 @@ class JobSetController:
     """The JobSet controller (``JobSetReconciler`` + its manager wiring) on a fakecluster work queue.
 
     Watches JobSets (key ``(namespace, name)``) and the Jobs and Services they control, like
-    ``For(&JobSet{}).Owns(&Job{}).Owns(&Service{})``.
+    ``For(&JobSet{}).Owns(&Job{}).Owns(&Service{})``. Like an informer's initial List, construction
+    enqueues every existing JobSet, so a controller restarted after a crash resumes where the API
+    server's state says it should.
     """
 
     def __init__(
@@ -82,6 +84,8 @@ class JobSetController:
         client.watch(api.KIND, self._on_jobset)
         client.watch("Job", self._on_owned)
         client.watch("Service", self._on_owned)
+        for js in client.list(api.KIND, readonly=True):
+            self.controller.enqueue((js["metadata"].get("namespace", ""), js["metadata"]["name"]))
 
     def _gate(self, name: str) -> bool:
         """``features.Enabled(name)``; without gates every gate has its default (all alpha: off)."""
@@ -289,7 +293,7 @@ class JobSetController:
 def all_jobs_ready(js: Obj, statuses: list[Obj]) -> bool:
     """``allJobsReady``: Σ(ready + succeeded) over the statuses == Σ spec replicas (0 == 0 is true)."""
     total = sum(replicas(rjob) for rjob in replicated_jobs(js))
-    return total == sum(count(s, "ready") for s in statuses)
+    return total == sum(count(s, "ready") + count(s, "succeeded") for s in statuses)
 
 
 def wire_status(status: Obj) -> Obj:

@@ -20,6 +20,7 @@ from fakecluster.apiserver.errors import ApiError, FieldError
 __all__ = [
     "MAX_INT32",
     "NIL_PATH",
+    "byte_len",
     "generate_name",
     "internal_error",
     "invalid",
@@ -27,6 +28,7 @@ __all__ = [
     "is_dns1123_subdomain",
     "is_domain_prefixed_path",
     "is_label_value",
+    "regex_error",
 ]
 
 MAX_INT32 = 2**31 - 1

@@ -1,0 +1,177 @@
+"""The client protocol's in-process implementation (fakecluster/client.py): copies isolate callers,
+``readonly`` hands out the shared snapshot."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from fakecluster.apiserver.builtin import register_builtin
+from fakecluster.apiserver.errors import ApiError
+from fakecluster.apiserver.gc import GarbageCollector
+from fakecluster.apiserver.resources import ResourceType
+from fakecluster.apiserver.server import ApiServer, WatchEvent
+from fakecluster.client import Client, LocalClient
+from fakecluster.clock import Clock
+from fakecluster.objects import Obj, clone
+
+
+def make_client() -> tuple[Clock, ApiServer, LocalClient]:
+    clock = Clock()
+    server = ApiServer(clock, random.Random("0"))
+    register_builtin(server)
+    GarbageCollector(clock, server)
+    server.register(ResourceType("Widget", "example.com/v1", "widgets", generation="custom",
+                                 unconditional_update=False))
+    return clock, server, LocalClient(server)
+
+
+def widget(name: str, labels: dict[str, str] | None = None, **fields: Any) -> Obj:
+    meta: dict[str, Any] = {"name": name, "namespace": "default"}
+    if labels:
+        meta["labels"] = labels
+    return {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": meta, "spec": {"size": 1}, **fields}
+
+
+def test_local_client_satisfies_the_protocol() -> None:
+    _, _, client = make_client()
+    as_protocol: Client = client
+    assert as_protocol.list("Widget") == []
+
+
+def test_get_returns_a_private_copy() -> None:
+    _, server, client = make_client()
+    client.create(widget("w"))
+    mine = client.get("Widget", "default", "w")
+    mine["spec"]["size"] = 99
+    mine["metadata"]["labels"] = {"x": "y"}
+    stored = server.get("Widget", "default", "w")
+    assert stored["spec"]["size"] == 1
+    assert "labels" not in stored["metadata"]
+    assert client.get("Widget", "default", "w") is not client.get("Widget", "default", "w")
+
+
+def test_readonly_get_returns_the_shared_snapshot() -> None:
+    _, server, client = make_client()
+    client.create(widget("w"))
+    assert client.get("Widget", "default", "w", readonly=True) is server.get("Widget", "default", "w")
+
+
+def test_list_copies_unless_readonly_and_passes_selectors() -> None:
+    _, server, client = make_client()
+    client.create(widget("a", {"app": "x"}))
+    client.create(widget("b", {"app": "y"}))
+    other = widget("c", {"app": "x"})
+    other["metadata"]["namespace"] = "other"
+    client.create(other)
+    copies = client.list("Widget", labels={"app": "x"})
+    assert [(o["metadata"]["namespace"], o["metadata"]["name"]) for o in copies] == [("default", "a"), ("other", "c")]
+    copies[0]["spec"]["size"] = 50
+    assert server.get("Widget", "default", "a")["spec"]["size"] == 1
+    shared = client.list("Widget", "default", labels="app in (x, y)", readonly=True)
+    assert [o["metadata"]["name"] for o in shared] == ["a", "b"]
+    assert shared[0] is server.get("Widget", "default", "a")
+    assert [o["metadata"]["name"] for o in client.list("Widget", labels="app!=x")] == ["b"]
+
+
+def test_list_by_owner() -> None:
+    _, _, client = make_client()
+    owner = client.create(widget("owner"))
+    child = widget("child")
+    child["metadata"]["ownerReferences"] = [{"apiVersion": "example.com/v1", "kind": "Widget", "name": "owner",
+                                             "uid": owner["metadata"]["uid"], "controller": True}]
+    client.create(child)
+    assert [o["metadata"]["name"] for o in client.list("Widget", owner_uid=owner["metadata"]["uid"])] == ["child"]
+
+
+def test_create_does_not_keep_or_return_references_to_caller_or_store() -> None:
+    _, server, client = make_client()
+    body = widget("w")
+    created = client.create(body)
+    body["spec"]["size"] = 7
+    created["spec"]["size"] = 8
+    assert server.get("Widget", "default", "w")["spec"]["size"] == 1
+    assert created is not server.get("Widget", "default", "w")
+
+
+def test_update_and_update_status_return_copies() -> None:
+    _, server, client = make_client()
+    client.create(widget("w"))
+    mine = client.get("Widget", "default", "w")
+    mine["spec"]["size"] = 2
+    updated = client.update(mine)
+    assert updated["spec"]["size"] == 2
+    mine["spec"]["size"] = 3  # the caller keeps using its object
+    updated["spec"]["size"] = 4
+    assert server.get("Widget", "default", "w")["spec"]["size"] == 2
+    updated = client.get("Widget", "default", "w")
+    updated["status"] = {"ready": True}
+    written = client.update_status(updated)
+    assert written["status"] == {"ready": True}
+    written["status"]["ready"] = False
+    updated["status"]["ready"] = False
+    assert server.get("Widget", "default", "w")["status"] == {"ready": True}
+
+
+def test_patch_returns_a_copy_and_does_not_keep_the_patch() -> None:
+    _, server, client = make_client()
+    client.create(widget("w"))
+    patch = {"metadata": {"labels": {"a": "b"}}, "spec": {"items": [1, 2]}}
+    patched = client.patch("Widget", "default", "w", patch)
+    patch["spec"]["items"].append(3)
+    patch["metadata"]["labels"]["a"] = "changed"
+    patched["spec"]["items"].append(4)
+    stored = server.get("Widget", "default", "w")
+    assert stored["spec"]["items"] == [1, 2]
+    assert stored["metadata"]["labels"] == {"a": "b"}
+    status = client.patch("Widget", "default", "w", {"status": {"phase": "Up"}}, subresource="status")
+    assert status["status"] == {"phase": "Up"}
+
+
+def test_stale_copy_update_conflicts() -> None:
+    _, _, client = make_client()
+    client.create(widget("w"))
+    first = client.get("Widget", "default", "w")
+    second = client.get("Widget", "default", "w")
+    first["spec"]["size"] = 2
+    client.update(first)
+    second["spec"]["size"] = 3
+    with pytest.raises(ApiError) as info:
+        client.update(second)
+    assert info.value.reason == "Conflict"
+
+
+def test_delete_passes_options_through() -> None:
+    clock, server, client = make_client()
+    body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "main", "image": "busybox:1.36"}]}}
+    client.create(body)
+    server.bind("default", "p", "node-1")
+    assert client.delete("Pod", "default", "p", grace_period_seconds=5) is None
+    assert server.get("Pod", "default", "p")["metadata"]["deletionGracePeriodSeconds"] == 5
+    with pytest.raises(ApiError) as info:
+        client.delete("Pod", "default", "p", preconditions={"uid": "other"})
+    assert info.value.reason == "Conflict"
+    client.delete("Pod", "default", "p", grace_period_seconds=0)
+    assert server.count("Pod") == 0
+    owner = client.create(widget("owner"))
+    child = widget("child")
+    child["metadata"]["ownerReferences"] = [{"apiVersion": "example.com/v1", "kind": "Widget", "name": "owner",
+                                             "uid": owner["metadata"]["uid"]}]
+    client.create(child)
+    client.delete("Widget", "default", "owner", propagation_policy="Orphan")
+    clock.run(100)
+    assert [o["metadata"]["name"] for o in client.list("Widget")] == ["child"]
+
+
+def test_watch_delivers_store_snapshots() -> None:
+    _, server, client = make_client()
+    events: list[WatchEvent] = []
+    client.watch("Widget", events.append)
+    created = client.create(widget("w"))
+    assert [e.type for e in events] == ["ADDED"]
+    assert events[0].object is server.get("Widget", "default", "w")
+    assert events[0].object == created
+    assert clone(events[0].object) == created
