@@ -15,7 +15,7 @@ from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.server import ApiServer, WatchEvent
 from fakecluster.client import Client, LocalClient
 from fakecluster.clock import Clock
-from fakecluster.objects import Obj, clone
+from fakecluster.objects import Obj, clone, owner_reference
 
 
 def make_client() -> tuple[Clock, ApiServer, LocalClient]:
@@ -33,6 +33,12 @@ def widget(name: str, labels: dict[str, str] | None = None, **fields: Any) -> Ob
     if labels:
         meta["labels"] = labels
     return {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": meta, "spec": {"size": 1}, **fields}
+
+
+def owned_by(owner: Obj, name: str) -> Obj:
+    body = widget(name)
+    body["metadata"]["ownerReferences"] = [owner_reference(owner)]
+    return body
 
 
 def test_local_client_satisfies_the_protocol() -> None:
@@ -67,7 +73,8 @@ def test_list_copies_unless_readonly_and_passes_selectors() -> None:
     other["metadata"]["namespace"] = "other"
     client.create(other)
     copies = client.list("Widget", labels={"app": "x"})
-    assert [(o["metadata"]["namespace"], o["metadata"]["name"]) for o in copies] == [("default", "a"), ("other", "c")]
+    assert [(o["metadata"]["namespace"], o["metadata"]["name"]) for o in copies] == [
+        ("default", "a"), ("other", "c")]
     copies[0]["spec"]["size"] = 50
     assert server.get("Widget", "default", "a")["spec"]["size"] == 1
     shared = client.list("Widget", "default", labels="app in (x, y)", readonly=True)
@@ -79,11 +86,9 @@ def test_list_copies_unless_readonly_and_passes_selectors() -> None:
 def test_list_by_owner() -> None:
     _, _, client = make_client()
     owner = client.create(widget("owner"))
-    child = widget("child")
-    child["metadata"]["ownerReferences"] = [{"apiVersion": "example.com/v1", "kind": "Widget", "name": "owner",
-                                             "uid": owner["metadata"]["uid"], "controller": True}]
-    client.create(child)
-    assert [o["metadata"]["name"] for o in client.list("Widget", owner_uid=owner["metadata"]["uid"])] == ["child"]
+    client.create(owned_by(owner, "child"))
+    owned = client.list("Widget", owner_uid=owner["metadata"]["uid"])
+    assert [o["metadata"]["name"] for o in owned] == ["child"]
 
 
 def test_create_does_not_keep_or_return_references_to_caller_or_store() -> None:
@@ -157,10 +162,7 @@ def test_delete_passes_options_through() -> None:
     client.delete("Pod", "default", "p", grace_period_seconds=0)
     assert server.count("Pod") == 0
     owner = client.create(widget("owner"))
-    child = widget("child")
-    child["metadata"]["ownerReferences"] = [{"apiVersion": "example.com/v1", "kind": "Widget", "name": "owner",
-                                             "uid": owner["metadata"]["uid"]}]
-    client.create(child)
+    client.create(owned_by(owner, "child"))
     client.delete("Widget", "default", "owner", propagation_policy="Orphan")
     clock.run(100)
     assert [o["metadata"]["name"] for o in client.list("Widget")] == ["child"]

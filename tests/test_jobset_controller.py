@@ -19,11 +19,13 @@ from fakecluster.apiserver.builtin import register_builtin
 from fakecluster.apiserver.gc import GarbageCollector
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.server import ApiServer, WatchEvent
+from fakecluster.behaviour import NEVER, PodTimings
 from fakecluster.client import LocalClient
 from fakecluster.clock import Clock, rfc3339
+from fakecluster.cluster import Cluster, ClusterConfig
 from fakecluster.objects import Obj
 from jobset import api
-from jobset.controller import JobSetController
+from jobset.controller import EventRecorder, JobSetController
 from jobset.controller.child_jobs import (
     ChildJobs,
     calculate_replicated_job_statuses,
@@ -44,6 +46,7 @@ from jobset.controller.conditions import (
     update_condition,
 )
 from jobset.features import FeatureGates
+from jobset.workload import plugin
 
 NS = "default"
 T0 = rfc3339(0)
@@ -1056,3 +1059,131 @@ def test_a_jobset_being_deleted_is_not_reconciled() -> None:
     assert env.js()["metadata"]["deletionTimestamp"]
     assert env.conditions() == []
     assert env.events() == []
+
+
+# ================================================================================== on a full fake cluster
+def _cluster_jobset(*rjobs: tuple[str, int], **spec: Any) -> Obj:
+    template = {
+        "spec": {
+            "parallelism": 1,
+            "completions": 1,
+            "backoffLimit": 0,
+            "template": {
+                "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox:1"}]}
+            },
+        }
+    }
+    return {
+        "apiVersion": api.API_VERSION,
+        "kind": "JobSet",
+        "metadata": {"name": "js", "namespace": NS},
+        "spec": {
+            "replicatedJobs": [{"name": n, "replicas": r, "template": template} for n, r in rjobs],
+            **spec,
+        },
+    }
+
+
+def _start_cluster(behaviour: Any) -> tuple[Cluster, LocalClient]:
+    cluster = Cluster(seed=0, config=ClusterConfig(behaviour=behaviour))
+    plugin.install(cluster, {})
+    return cluster, cluster.client()
+
+
+def _jobset_events(client: LocalClient) -> list[tuple[str, str, str]]:
+    events = sorted(client.list("Event", NS), key=lambda e: int(e["metadata"]["resourceVersion"]))
+    return [
+        (e["eventTime"], e["reason"], e["note"]) for e in events if e.get("reportingController") == "jobset"
+    ]
+
+
+def test_cluster_in_order_waits_for_ready_pods_before_the_next_replicated_job() -> None:
+    cluster, client = _start_cluster(lambda pod: PodTimings(pull=2, ready=3, exit_after=NEVER))
+    client.create(_cluster_jobset(("a", 1), ("b", 3), startupPolicy={"startupPolicyOrder": "InOrder"}))
+    cluster.run(60)
+    a_ready = next(
+        c
+        for c in client.list("Pod", NS, labels={api.REPLICATED_JOB_NAME_KEY: "a"})[0]["status"]["conditions"]
+        if c["type"] == "Ready"
+    )["lastTransitionTime"]
+    b_created = {
+        j["metadata"]["creationTimestamp"]
+        for j in client.list("Job", NS)
+        if j["metadata"]["name"].startswith("js-b-")
+    }
+    assert len(b_created) == 1 and min(b_created) >= a_ready == rfc3339(5)
+    reasons = [reason for _, reason, _ in _jobset_events(client)]
+    assert reasons == ["InOrderStartupPolicyInProgress", "InOrderStartupPolicyCompleted"]
+    status = client.get("JobSet", NS, "js")["status"]
+    assert [(c["type"], c["status"]) for c in status["conditions"]] == [
+        ("StartupPolicyInProgress", "False"),
+        ("StartupPolicyCompleted", "True"),
+    ]
+    assert _counts(status["replicatedJobsStatus"]) == {"b": (3, 0, 0, 3, 0), "a": (1, 0, 0, 1, 0)}
+
+
+def test_cluster_restart_under_max_restarts_one_then_fail() -> None:
+    """Worked trace C with real pods: a-0 of attempt 0 exits 1 at 10 s, b-2 of attempt 1 at 40 s."""
+
+    def behaviour(pod: Obj) -> PodTimings:
+        attempt = pod["metadata"]["labels"][api.RESTARTS_KEY]
+        name = pod["metadata"]["name"]
+        if (name.startswith("js-a-0-"), attempt) == (True, "0") or (name.startswith("js-b-2-"), attempt) == (
+            True,
+            "1",
+        ):
+            return PodTimings(ready=1, exit_after=10 if attempt == "0" else 40, exit_code=1)
+        return PodTimings(ready=1, exit_after=NEVER)
+
+    cluster, client = _start_cluster(behaviour)
+    client.create(_cluster_jobset(("a", 1), ("b", 3), failurePolicy={"maxRestarts": 1}))
+    cluster.run(300)
+    restart = "applying RestartJobSet failure policy action (first failed job: js-a-0)"
+    failed = "jobset failed due to reaching max number of restarts (first failed job: js-b-2)"
+    assert [(reason, note) for _, reason, note in _jobset_events(client)] == [
+        ("DefaultFailurePolicy", restart),
+        ("RestartJobSetFailurePolicyAction", restart),
+        ("JobsReady", "all jobs are ready"),
+        ("ReachedMaxRestarts", failed),
+        ("JobSetFailed", "jobset failed"),
+    ]
+    status = client.get("JobSet", NS, "js")["status"]
+    assert (status["restarts"], status["restartsCountTowardsMax"], status["terminalState"]) == (
+        1,
+        1,
+        "Failed",
+    )
+    assert [
+        (j["metadata"]["name"], j["metadata"]["labels"][api.RESTARTS_KEY]) for j in client.list("Job", NS)
+    ] == [("js-b-2", "1")]
+
+
+def test_event_recorder_names_series_and_expiry() -> None:
+    env = Env()
+    recorder = EventRecorder(env.client, env.clock)
+    regarding = {
+        "apiVersion": api.API_VERSION,
+        "kind": "JobSet",
+        "metadata": {"name": "js", "namespace": "", "uid": "u", "resourceVersion": "7"},
+    }
+    recorder.eventf(regarding, None, "Normal", "R", "Reconciling", "first")
+    recorder.eventf(regarding, None, "Normal", "Other", "Reconciling", "n")
+    env.settle(1)
+    recorder.eventf(regarding, None, "Normal", "R", "Reconciling", "second note, same series")
+    first, other = env.client.list("Event", "default")
+    unix_nanos = 1735689600 * 10**9
+    assert first["metadata"]["name"] == f"js.{unix_nanos:x}"
+    assert other["metadata"]["name"] == f"js.{unix_nanos + 1:x}"
+    assert first["regarding"] == {
+        "kind": "JobSet",
+        "name": "js",
+        "uid": "u",
+        "apiVersion": api.API_VERSION,
+        "resourceVersion": "7",
+    }
+    assert (first["note"], first["eventTime"]) == ("first", "2025-01-01T00:00:00.000000Z")
+    assert first["series"] == {"count": 2, "lastObservedTime": "2025-01-01T00:00:01.000000Z"}
+    assert first["reportingInstance"] == "jobset-jobset-controller-manager"
+    env.settle(6 * 60 + 1)
+    recorder.eventf(regarding, None, "Normal", "R", "Reconciling", "after the series ended")
+    assert len(env.client.list("Event", "default")) == 3

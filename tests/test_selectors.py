@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
@@ -172,6 +172,50 @@ requirements = st.one_of(
     st.builds(lambda k: k, st.sampled_from(KEYS)),
     st.builds(lambda k: f"!{k}", st.sampled_from(KEYS)),
 )
+expressions = st.one_of(
+    st.builds(lambda k, vs: {"key": k, "operator": "In", "values": vs}, st.sampled_from(KEYS),
+              st.lists(st.sampled_from(VALUES), min_size=1, max_size=3)),
+    st.builds(lambda k, vs: {"key": k, "operator": "NotIn", "values": vs}, st.sampled_from(KEYS),
+              st.lists(st.sampled_from(VALUES), min_size=1, max_size=3)),
+    st.builds(lambda k: {"key": k, "operator": "Exists"}, st.sampled_from(KEYS)),
+    st.builds(lambda k: {"key": k, "operator": "DoesNotExist"}, st.sampled_from(KEYS)),
+)
+
+
+def _reference_match(expr: dict[str, Any], labels: dict[str, str]) -> bool:
+    """apimachinery's Requirement.Matches, written out independently."""
+    key, op = expr["key"], expr["operator"]
+    if op == "In":
+        return key in labels and labels[key] in expr["values"]
+    if op == "NotIn":
+        return key not in labels or labels[key] not in expr["values"]
+    if op == "Exists":
+        return key in labels
+    return key not in labels
+
+
+def _as_string(expr: dict[str, Any]) -> str:
+    key, op = expr["key"], expr["operator"]
+    if op in ("In", "NotIn"):
+        return f"{key} {op.lower()} ({','.join(expr['values'])})"
+    return key if op == "Exists" else f"!{key}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(labels=label_sets, match_labels=label_sets, exprs=st.lists(expressions, max_size=4))
+def test_label_selector_and_string_forms_agree_with_reference(
+    labels: dict[str, str], match_labels: dict[str, str], exprs: list[dict[str, Any]]
+) -> None:
+    want = all(labels.get(k) == v and k in labels for k, v in match_labels.items()) and all(
+        _reference_match(e, labels) for e in exprs)
+    selector = from_label_selector({"matchLabels": match_labels, "matchExpressions": exprs})
+    assert selector.matches(labels) is want
+    terms = [f"{k}={v}" for k, v in match_labels.items()] + [_as_string(e) for e in exprs]
+    # The string form cannot spell an empty value inside a set, so those cases check the map form only.
+    if all(v for e in exprs for v in e.get("values", ["x"])):
+        assert parse(",".join(terms)).matches(labels) is want
+
+
 slots = st.tuples(st.sampled_from(["ns1", "ns2"]), st.sampled_from(["w0", "w1", "w2", "w3"]))
 
 

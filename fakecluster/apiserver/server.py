@@ -243,7 +243,8 @@ class ApiServer:
             meta["namespace"] = meta.get("namespace") or "default"
         else:
             meta.pop("namespace", None)
-        if not meta.get("name") and meta.get("generateName"):
+        generated = not meta.get("name") and bool(meta.get("generateName"))
+        if generated:
             meta["name"] = self._generate_name(meta["generateName"])
         obj = self._admit("CREATE", kind, obj, None, mutate=True)
         meta = obj["metadata"]
@@ -252,6 +253,11 @@ class ApiServer:
         if errs:
             raise self._invalid(rtype, obj, errs)
         key = (meta.get("namespace", ""), meta["name"])
+        retries = 7 if generated else 0  # RetryGenerateName (GA 1.32): up to 8 names in all
+        while key in self._objects[kind] and retries > 0:
+            retries -= 1
+            meta["name"] = self._generate_name(meta["generateName"])
+            key = (key[0], meta["name"])
         if key in self._objects[kind]:
             raise errors.AlreadyExists(rtype.plural, rtype.group, meta["name"])
         now = self.clock.timestamp()
@@ -532,10 +538,11 @@ class ApiServer:
                 index.setdefault(item, {})[key] = None
 
     def _remove(self, kind: str, key: Key, obj: Obj, *, rv_assigned: bool = False) -> Obj:
-        """Drop ``key`` and send DELETED carrying ``obj``, the last state. ``rv_assigned``: ``obj`` already
-        holds this write's new resourceVersion (an update or delete that ends in removal); otherwise the
-        deletion gets one of its own. Indexes are cleaned from the *stored* version, which is what they were
-        built from: the final state may differ (one update can drop the last finalizer and change labels)."""
+        """Drop ``key`` and send DELETED carrying ``obj``, the last state, with the stored version as ``old``.
+        ``rv_assigned``: ``obj`` already holds this write's new resourceVersion (an update or delete that ends
+        in removal); otherwise the deletion gets one of its own. Indexes are cleaned from the *stored*
+        version, which is what they were built from: the final state may differ (one update can drop the
+        last finalizer and change labels)."""
         stored = self._objects[kind].pop(key)
         stored_meta = stored["metadata"]
         self._by_uid.pop(stored_meta["uid"], None)
@@ -552,5 +559,5 @@ class ApiServer:
             deleted = dict(obj)
             deleted["metadata"] = dict(obj["metadata"])
             deleted["metadata"]["resourceVersion"] = self._next_rv()
-        self._notify("DELETED", kind, deleted, obj)
+        self._notify("DELETED", kind, deleted, stored)
         return deleted

@@ -44,7 +44,7 @@ def remove_tracking_finalizer(client: LocalClient, namespace: str, pod: Obj) -> 
         return
     remaining = [f for f in live["metadata"].get("finalizers") or () if f != TRACKING_FINALIZER]
     try:
-        client.patch("Pod", namespace, meta["name"], {"metadata": {"finalizers": remaining or None}})
+        client.patch("Pod", namespace, meta["name"], {"metadata": {"finalizers": remaining or None}}, readonly=True)
     except ApiError as err:
         if err.reason != "NotFound":
             raise
@@ -74,7 +74,7 @@ class PodControl:
                 index = pending[position] if pending else UNKNOWN_INDEX
                 position += 1
                 try:
-                    self._client.create(factory.pod(index))
+                    self._client.create(factory.pod(index), readonly=True)
                     created += 1
                 except ApiError as err:
                     self._fail(err)

@@ -36,6 +36,7 @@ EVENT_TYPE_WARNING = "Warning"
 REPORTING_CONTROLLER = "jobset"
 FINISH_TIME = 6 * 60.0
 _MAX_NAME_ATTEMPTS = 8
+_CACHE_PRUNE_SIZE = 4096
 _EPOCH_UNIX_NANOS = int(EPOCH.timestamp()) * 1_000_000_000
 
 EventKey = tuple[str, str, str, tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]
@@ -91,6 +92,13 @@ class EventRecorder:
         if created is not None:
             meta = created["metadata"]
             self._cache[key] = _Cached(meta["name"], meta["namespace"], now)
+            if len(self._cache) > _CACHE_PRUNE_SIZE:
+                self._finish_series(now)
+
+    def _finish_series(self, now: float) -> None:
+        """``finishSeries``: forget entries idle for longer than ``finishTime`` (insertion order)."""
+        for stale in [k for k, v in self._cache.items() if now - v.last_seen > FINISH_TIME]:
+            del self._cache[stale]
 
     def _create(self, ref: Obj, rel: Obj | None, body: dict[str, str]) -> Obj | None:
         """Create the event; a name taken by a previous controller process at the same virtual
