@@ -57,6 +57,8 @@ class Client(Protocol):
         preconditions: Obj | None = None,
     ) -> None: ...
 
+    def bind(self, namespace: str, name: str, node_name: str) -> None: ...
+
     def watch(self, kind: str | None, handler: Callable[[WatchEvent], None]) -> None: ...
 
 
@@ -118,6 +120,10 @@ class LocalClient:
             grace_period_seconds=grace_period_seconds,
             preconditions=preconditions,
         )
+
+    def bind(self, namespace: str, name: str, node_name: str) -> None:
+        """pods/binding: what a scheduler calls to place a pod."""
+        self.server.bind(namespace, name, node_name)
 
     def watch(self, kind: str | None, handler: Callable[[WatchEvent], None]) -> None:
         self.server.watch(kind, handler)

@@ -93,7 +93,6 @@ class Kubelet:
 
     def __init__(self, cluster: Cluster) -> None:
         self.cluster = cluster
-        self.server = cluster.server
         self.clock = cluster.clock
         self.client = cluster.client("system:node")
         self._rng = cluster.rng("kubelet")
@@ -105,7 +104,7 @@ class Kubelet:
         self._stamp = ""
         self.status_writes = 0
         self.errors: list[str] = []
-        self.server.watch("Pod", self._on_pod)
+        self.client.watch("Pod", self._on_pod)
 
     # ------------------------------------------------------------------ public
     def fail_container(self, namespace: str, name: str, exit_code: int, container: str | None = None) -> None:
@@ -196,7 +195,7 @@ class Kubelet:
     def _sync(self, worker: PodWorker) -> None:
         """The status manager: write ``build_status`` if it differs from the stored status."""
         try:
-            pod = self.server.get("Pod", worker.namespace, worker.name)
+            pod = self.client.get("Pod", worker.namespace, worker.name, readonly=True)
         except ApiError:
             return
         if pod["metadata"]["uid"] != worker.uid:
@@ -209,7 +208,7 @@ class Kubelet:
         try:
             # The store's own update, not LocalClient.update_status: that one deep-copies the result for
             # its caller, and this is the hottest write path of the cluster.
-            self.server.update(update, subresource="status")
+            self.client.update_status(update, readonly=True)
         except ApiError as err:
             self._record(err)
             return
@@ -231,8 +230,8 @@ class Kubelet:
     def _admit(self, worker: PodWorker) -> None:
         """``HandlePodAdditions`` + sandbox creation: IPs, start time, containers waiting to be created."""
         try:
-            pod = self.server.get("Pod", worker.namespace, worker.name)
-            self.server.get("Node", "", worker.node)
+            pod = self.client.get("Pod", worker.namespace, worker.name, readonly=True)
+            self.client.get("Node", "", worker.node, readonly=True)
         except ApiError:
             worker.done = True  # gone already, or bound to a node that has no kubelet
             return
@@ -403,7 +402,7 @@ class Kubelet:
         if worker.terminal:
             return
         try:
-            pod = self.server.get("Pod", worker.namespace, worker.name)
+            pod = self.client.get("Pod", worker.namespace, worker.name, readonly=True)
         except ApiError:
             return
         grace = pod["metadata"].get("deletionGracePeriodSeconds")

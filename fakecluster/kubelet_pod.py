@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections import deque
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from fakecluster.behaviour import PodTimings
@@ -28,19 +29,13 @@ KUBELET_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "Ready", "Cont
 """Owned by the kubelet (``kubetypes.PodConditionsByKubelet``), in the order it appends them."""
 UNKNOWN_MESSAGE = "The container could not be located when the pod was terminated"
 
-_image_ids: dict[str, str] = {}
-
-
+@lru_cache(maxsize=1024)
 def image_id(image: str) -> str:
     """A stable fake ``imageID`` (``repo@sha256:<digest>``): the digest is a hash of the image name."""
-    cached = _image_ids.get(image)
-    if cached is None:
-        last = image.rsplit("/", 1)[-1]
-        repo = image.split("@", 1)[0]
-        if ":" in last:
-            repo = repo.rsplit(":", 1)[0]
-        cached = _image_ids[image] = f"{repo}@sha256:{hashlib.sha256(image.encode()).hexdigest()}"
-    return cached
+    repo = image.split("@", 1)[0]
+    if ":" in repo.rsplit("/", 1)[-1]:
+        repo = repo.rsplit(":", 1)[0]
+    return f"{repo}@sha256:{hashlib.sha256(image.encode()).hexdigest()}"
 
 
 class ContainerRun:

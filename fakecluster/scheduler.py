@@ -306,7 +306,7 @@ class Scheduler:
 
     def __init__(self, cluster: Cluster) -> None:
         self.cluster = cluster
-        self.server = cluster.server
+        self.client = cluster.client("system:kube-scheduler")
         self.clock = cluster.clock
         self._rng = cluster.rng("scheduler")
         self._nodes: dict[str, NodeInfo] = {}
@@ -320,10 +320,10 @@ class Scheduler:
         self._flush_pending = False
         self.controller = Controller(self.clock, "scheduler", self._schedule_one,
                                      latency=cluster.config.scheduler_latency)
-        for node in self.server.list("Node"):
+        for node in self.client.list("Node", readonly=True):
             self._nodes[node["metadata"]["name"]] = NodeInfo.from_node(node)
-        self.server.watch("Node", self._on_node)
-        self.server.watch("Pod", self._on_pod)
+        self.client.watch("Node", self._on_node)
+        self.client.watch("Pod", self._on_pod)
 
     # ------------------------------------------------------------------ events
     def _on_node(self, event: WatchEvent) -> None:
@@ -364,6 +364,11 @@ class Scheduler:
             return
         queued = self._queued.get(key)
         if queued is not None and queued.uid == uid:
+            if spec is not queued.spec and spec != queued.spec:  # e.g. tolerations added: retry now
+                self._unpark(key, queued)
+                queued.spec, queued.request = spec, pod_request(spec)
+                queued.signature = scheduling_signature(spec, queued.request)
+                self.controller.enqueue(key)
             return
         request = pod_request(spec)
         self._queued[key] = _QueuedPod(uid, spec, request, scheduling_signature(spec, request))
@@ -371,7 +376,8 @@ class Scheduler:
         delay = timings.schedule
         if timings.jitter > 0:
             delay += self._rng.uniform(0.0, timings.jitter)
-        self.controller.enqueue(key, after=delay)
+        if delay != math.inf:
+            self.controller.enqueue(key, after=delay)
 
     @staticmethod
     def _wants(spec: Obj) -> bool:
@@ -459,7 +465,7 @@ class Scheduler:
         if queued is None:
             return
         try:
-            pod = self.server.get("Pod", namespace, name)
+            pod = self.client.get("Pod", namespace, name, readonly=True)
         except ApiError:
             return
         spec = pod["spec"]
@@ -486,7 +492,7 @@ class Scheduler:
             self._parked.setdefault(queued.signature, {})[key] = None  # type: ignore[index]
             self._record_failure(pod, fit_error_message(len(self._nodes), failures))
             return
-        self.server.bind(namespace, name, best.name)
+        self.client.bind(namespace, name, best.name)
         self._assume(queued.uid, best.name, queued.request)
         self._drop(key, queued.uid)  # type: ignore[arg-type]
 
@@ -507,7 +513,7 @@ class Scheduler:
         new_status["conditions"] = [c for c in conditions if c.get("type") != "PodScheduled"] + [condition]
         update = dict(pod)
         update["status"] = new_status
-        self.server.update(update, subresource="status")
+        self.client.update_status(update, readonly=True)
 
 
 def _least_allocated(node: NodeInfo, request: PodRequest) -> float:

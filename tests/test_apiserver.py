@@ -207,6 +207,22 @@ def test_two_controller_owner_references_are_invalid() -> None:
     assert "Only one reference can have Controller set to true" in err.message
 
 
+def test_owner_reference_without_uid_is_invalid_even_without_a_schema() -> None:
+    _, server = make_server()
+    body = widget("w")
+    body["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "X", "name": "o"}]
+    err = raises(lambda: server.create(body))
+    assert err.code == 422
+    assert err.message == ('Widget.example.com "w" is invalid: '
+                           'metadata.ownerReferences.uid: Invalid value: "": must not be empty')
+    assert server.count("Widget") == 0
+    server.create(widget("w"))
+    err = raises(lambda: server.patch("Widget", "default", "w",
+                                      {"metadata": {"ownerReferences": [{"uid": "u"}]}}))
+    missing = ("apiVersion", "kind", "name")
+    assert [c.field for c in err.causes] == [f"metadata.ownerReferences.{f}" for f in missing]
+
+
 def test_unknown_kind_and_missing_kind() -> None:
     _, server = make_server()
     err = raises(lambda: server.create({"kind": "Gizmo", "metadata": {"name": "g"}}))
@@ -610,6 +626,9 @@ def test_delete_with_finalizers_marks_deleting_until_last_finalizer_goes() -> No
         ("MODIFIED", "Widget", "w", rv(one_left)),
         ("DELETED", "Widget", "w", rv(one_left) + 1),
     ]
+    assert recorder.events[-1].object is gone
+    assert recorder.events[-1].old is one_left
+    assert "finalizers" not in gone["metadata"]
     assert server.get_by_uid(created["metadata"]["uid"]) is None
 
 

@@ -180,6 +180,32 @@ def test_foreground_cascades_through_a_job_to_its_pods() -> None:
                        ("Widget", "jobset")]
 
 
+def test_foreground_owner_released_by_its_dependent_is_removed() -> None:
+    clock, server = make_server()
+    owner = widget(server, "owner")
+    widget(server, "held", owner, finalizers=["example.com/hold"])
+    server.delete("Widget", "default", "owner", propagation_policy="Foreground")
+    clock.run(FOREVER)
+    assert exists(server, "Widget", "owner")
+    # Released, though still deleting: the owner no longer waits for it.
+    server.patch("Widget", "default", "held", {"metadata": {"ownerReferences": None}})
+    clock.run(FOREVER)
+    assert not exists(server, "Widget", "owner")
+    assert exists(server, "Widget", "held")
+
+
+def test_foreground_owner_notified_when_the_final_write_also_drops_the_reference() -> None:
+    clock, server = make_server()
+    owner = widget(server, "owner")
+    widget(server, "held", owner, finalizers=["example.com/hold"])
+    server.delete("Widget", "default", "owner", propagation_policy="Foreground")
+    clock.run(FOREVER)
+    server.patch("Widget", "default", "held", {"metadata": {"ownerReferences": None, "finalizers": None}})
+    assert not exists(server, "Widget", "held")
+    clock.run(FOREVER)
+    assert not exists(server, "Widget", "owner")
+
+
 def test_explicit_background_after_foreground_drops_the_wait() -> None:
     clock, server = make_server()
     owner = widget(server, "owner")

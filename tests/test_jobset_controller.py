@@ -551,7 +551,7 @@ class Env:
         ]
 
     def events(self) -> list[tuple[str, str, str]]:
-        events = sorted(self.client.list("Event", NS), key=lambda e: int(e["metadata"]["resourceVersion"]))
+        events = self.client.list("Event", NS)  # names end in the creation time's hex nanoseconds
         return [(e["type"], e["reason"], e["note"]) for e in events]
 
     def counts(self) -> dict[str, tuple[int, ...]]:
@@ -1091,7 +1091,7 @@ def _start_cluster(behaviour: Any) -> tuple[Cluster, LocalClient]:
 
 
 def _jobset_events(client: LocalClient) -> list[tuple[str, str, str]]:
-    events = sorted(client.list("Event", NS), key=lambda e: int(e["metadata"]["resourceVersion"]))
+    events = client.list("Event", NS)  # names end in the creation time's hex nanoseconds
     return [
         (e["eventTime"], e["reason"], e["note"]) for e in events if e.get("reportingController") == "jobset"
     ]
@@ -1122,40 +1122,47 @@ def test_cluster_in_order_waits_for_ready_pods_before_the_next_replicated_job() 
     assert _counts(status["replicatedJobsStatus"]) == {"b": (3, 0, 0, 3, 0), "a": (1, 0, 0, 1, 0)}
 
 
-def test_cluster_restart_under_max_restarts_one_then_fail() -> None:
-    """Worked trace C with real pods: a-0 of attempt 0 exits 1 at 10 s, b-2 of attempt 1 at 40 s."""
+FAILING_PODS = {("js-a-0-", "0"): 10.0, ("js-b-2-", "1"): 40.0}
+"""(pod name prefix, restart attempt) -> seconds until the container exits 1."""
 
-    def behaviour(pod: Obj) -> PodTimings:
-        attempt = pod["metadata"]["labels"][api.RESTARTS_KEY]
-        name = pod["metadata"]["name"]
-        if (name.startswith("js-a-0-"), attempt) == (True, "0") or (name.startswith("js-b-2-"), attempt) == (
-            True,
-            "1",
-        ):
-            return PodTimings(ready=1, exit_after=10 if attempt == "0" else 40, exit_code=1)
-        return PodTimings(ready=1, exit_after=NEVER)
 
-    cluster, client = _start_cluster(behaviour)
+def _trace_c_behaviour(pod: Obj) -> PodTimings:
+    attempt = pod["metadata"]["labels"][api.RESTARTS_KEY]
+    for (prefix, failing_attempt), exit_after in FAILING_PODS.items():
+        if pod["metadata"]["name"].startswith(prefix) and attempt == failing_attempt:
+            return PodTimings(ready=1, exit_after=exit_after, exit_code=1)
+    return PodTimings(ready=1, exit_after=NEVER)
+
+
+def _run_trace_c() -> tuple[list[tuple[str, str, str]], Obj, list[tuple[str, str]]]:
+    cluster, client = _start_cluster(_trace_c_behaviour)
     client.create(_cluster_jobset(("a", 1), ("b", 3), failurePolicy={"maxRestarts": 1}))
     cluster.run(300)
+    jobs = [
+        (j["metadata"]["name"], j["metadata"]["labels"][api.RESTARTS_KEY]) for j in client.list("Job", NS)
+    ]
+    return _jobset_events(client), client.get("JobSet", NS, "js")["status"], jobs
+
+
+def test_cluster_restart_under_max_restarts_one_then_fail_deterministically() -> None:
+    """Worked trace C with real pods: a-0 of attempt 0 exits 1 at 10 s, b-2 of attempt 1 at 40 s."""
+    events, status, jobs = _run_trace_c()
     restart = "applying RestartJobSet failure policy action (first failed job: js-a-0)"
     failed = "jobset failed due to reaching max number of restarts (first failed job: js-b-2)"
-    assert [(reason, note) for _, reason, note in _jobset_events(client)] == [
+    assert [(reason, note) for _, reason, note in events] == [
         ("DefaultFailurePolicy", restart),
         ("RestartJobSetFailurePolicyAction", restart),
         ("JobsReady", "all jobs are ready"),
         ("ReachedMaxRestarts", failed),
         ("JobSetFailed", "jobset failed"),
     ]
-    status = client.get("JobSet", NS, "js")["status"]
     assert (status["restarts"], status["restartsCountTowardsMax"], status["terminalState"]) == (
         1,
         1,
         "Failed",
     )
-    assert [
-        (j["metadata"]["name"], j["metadata"]["labels"][api.RESTARTS_KEY]) for j in client.list("Job", NS)
-    ] == [("js-b-2", "1")]
+    assert jobs == [("js-b-2", "1")]
+    assert _run_trace_c() == (events, status, jobs)
 
 
 def test_event_recorder_names_series_and_expiry() -> None:

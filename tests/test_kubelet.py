@@ -15,7 +15,7 @@ from fakecluster.behaviour import NEVER, PodTimings
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
 from fakecluster.kubelet import probe_delays
 from fakecluster.kubelet_commands import CommandOutcome, command_outcome, script_outcome, sleep_seconds
-from fakecluster.kubelet_pod import go_duration
+from fakecluster.kubelet_pod import go_duration, image_id
 from fakecluster.objects import Obj, clone, get_condition
 
 SLEEP_FOREVER = ["sleep", "infinity"]
@@ -602,3 +602,9 @@ def test_jitter_is_deterministic_per_seed() -> None:
     assert 11.0 <= running <= 21.0
     assert 2.0 <= readied - running <= 7.0
     assert 30.0 <= done - running <= 35.0
+
+
+def test_image_id_drops_tag_and_is_stable() -> None:
+    assert image_id("registry.k8s.io/pause:3.9").startswith("registry.k8s.io/pause@sha256:")
+    assert image_id("localhost:5000/app").startswith("localhost:5000/app@sha256:")
+    assert image_id("busybox") == image_id("busybox") != image_id("busybox:1.36")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
+from itertools import pairwise
 
 import pytest
 
@@ -167,18 +168,23 @@ def test_back_off_with_latency_is_not_added_twice() -> None:
     assert [t for t, _ in log.calls] == pytest.approx([0.002, 0.007])
 
 
-def test_back_off_is_capped() -> None:
+def test_back_off_doubles_until_capped_at_1000s() -> None:
     clock = Clock()
-    controller = Controller(clock, "test", lambda key: None)
-    controller._failures["a"] = 40  # as if it had failed forty times already
 
-    def boom(key: Hashable) -> None:
+    def always_conflict(key: Hashable, n: int) -> None:
         raise errors.Conflict("jobs", "batch", "x")
 
-    controller._reconcile = boom
+    log = Log(clock, always_conflict)
+    controller = Controller(clock, "test", log)
     controller.enqueue("a")
-    clock.run(0)
-    assert clock.next_time() == pytest.approx(BACKOFF_MAX)
+    clock.run(6000)
+    times = [t for t, _ in log.calls]
+    gaps = [b - a for a, b in pairwise(times)]
+    capped = next(i for i, gap in enumerate(gaps) if gap > BACKOFF_MAX * 0.999)
+    assert gaps[:capped] == pytest.approx([BACKOFF_BASE * 2**i for i in range(capped)])
+    assert BACKOFF_BASE * 2**capped > BACKOFF_MAX
+    assert gaps[capped:] == pytest.approx([BACKOFF_MAX] * len(gaps[capped:]))
+    assert len(gaps[capped:]) >= 3
 
 
 def test_other_exceptions_propagate() -> None:

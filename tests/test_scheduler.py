@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -372,3 +373,25 @@ def test_fit_error_message_sorts_as_strings() -> None:
         "0/12 nodes are available: 10 Insufficient cpu, 2 node(s) had untolerated taint {a: b}. "
         "preemption: 0/12 nodes are available: 10 No preemption victims found for incoming pod, "
         "2 Preemption is not helpful for scheduling.")
+
+
+def test_toleration_added_to_parked_pod_requeues_it() -> None:
+    cluster = make_cluster([NodePool("n", capacity=SMALL,
+                                     taints=[{"key": "dedicated", "value": "ml", "effect": "NoSchedule"}])])
+    binds = BindTimes(cluster)
+    client = cluster.client()
+    client.create(make_pod("p"))
+    run_to(cluster, 7)
+    assert node_of(cluster, "p") is None
+    pod = client.get("Pod", "default", "p")
+    pod["spec"]["tolerations"] = [{"key": "dedicated", "operator": "Exists"}]
+    client.update(pod)
+    cluster.run(100)
+    assert binds.times["p"] == 7.0
+
+
+def test_never_scheduled_pod_leaves_no_pending_timer() -> None:
+    cluster = make_cluster([NodePool("n", capacity=SMALL)], PodTimings(schedule=math.inf))
+    cluster.client().create(make_pod("p"))
+    assert cluster.run(1_000_000) is False
+    assert node_of(cluster, "p") is None

@@ -270,6 +270,7 @@ def register_builtin(server: ApiServer) -> None:
                                  model=_model("fakecluster.api.core", "Node")))
     server.register(ResourceType("Job", "batch/v1", "jobs", default_propagation="Orphan",
                                  model=_model("fakecluster.api.batch", "Job"), strategy=JobStrategy()))
+    server.register(ResourceType("PersistentVolumeClaim", "v1", "persistentvolumeclaims"))
     server.register(ResourceType("Event", "events.k8s.io/v1", "events", status_subresource=False, generation="none"))
     server.register(ResourceType("EndpointSlice", "discovery.k8s.io/v1", "endpointslices", status_subresource=False,
                                  generation="none"))

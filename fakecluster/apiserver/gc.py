@@ -29,18 +29,26 @@ class GarbageCollector:
 
     def _on_event(self, event: WatchEvent) -> None:
         meta = event.object["metadata"]
+        refs = list(meta.get("ownerReferences") or ())
+        old_meta = event.old["metadata"] if event.old is not None else {}
+        old_refs = list(old_meta.get("ownerReferences") or ())
         if event.type == "DELETED":
             self.controller.enqueue(meta["uid"])
-            for ref in meta.get("ownerReferences") or ():
+            for ref in refs + old_refs:
                 self.controller.enqueue(ref["uid"])
             return
         if meta.get("deletionTimestamp") is not None:
             finalizers = meta.get("finalizers") or ()
             if FOREGROUND in finalizers or ORPHAN in finalizers:
                 self.controller.enqueue(meta["uid"])
-        elif event.old is None or meta.get("ownerReferences") != event.old["metadata"].get("ownerReferences"):
-            # Created, or its references changed: an owner that does not exist makes it garbage.
-            for ref in meta.get("ownerReferences") or ():
+        if refs != old_refs:
+            # A released owner may be waiting in the foreground for this dependent; a reference to an owner
+            # that does not exist (at create or added later) makes this object garbage.
+            kept = {ref["uid"] for ref in refs}
+            for ref in old_refs:
+                if ref["uid"] not in kept:
+                    self.controller.enqueue(ref["uid"])
+            for ref in refs:
                 if self.server.get_by_uid(ref["uid"]) is None:
                     self.controller.enqueue(ref["uid"])
 

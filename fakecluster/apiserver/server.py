@@ -47,6 +47,19 @@ def _go_string_slice(values: Iterable[str]) -> str:
     return "[]string{" + ", ".join(json.dumps(v) for v in values) + "}"
 
 
+def _owner_reference_errors(meta: Obj) -> list[FieldError]:
+    """validateOwnerReference's required fields, for kinds whose schema did not already reject the object
+    (the garbage collector relies on every reference naming a uid)."""
+    errs = []
+    for ref in meta.get("ownerReferences") or ():
+        for field_name, detail in (("apiVersion", "version must not be empty"), ("kind", "must not be empty"),
+                                   ("name", "must not be empty"), ("uid", "must not be empty")):
+            value = ref.get(field_name) or ""
+            if not value:
+                errs.append(FieldError.invalid(f"metadata.ownerReferences.{field_name}", value, detail))
+    return errs
+
+
 class _GoUint64(int):
     """A Go ``uint64`` as a field error's bad value: ``field.Error`` prints types other than int32/int64
     with ``%#v``, which renders it in hex (``Invalid value: 0x0``)."""
@@ -249,7 +262,7 @@ class ApiServer:
         obj = self._admit("CREATE", kind, obj, None, mutate=True)
         meta = obj["metadata"]
         errs = self._meta_errors(meta, rtype)
-        errs += rtype.schema_errors(obj)
+        errs += rtype.schema_errors(obj) or _owner_reference_errors(meta)
         if errs:
             raise self._invalid(rtype, obj, errs)
         key = (meta.get("namespace", ""), meta["name"])
@@ -362,7 +375,8 @@ class ApiServer:
             new = self._admit("UPDATE", kind, new, old, mutate=True)
             rtype.strategy.prepare_for_update(new, old)
             body = {k: v for k, v in new.items() if k != "status"} if rtype.status_subresource else new
-            errs = self._meta_errors(new["metadata"], rtype) + rtype.schema_errors(body)
+            errs = self._meta_errors(new["metadata"], rtype)
+            errs += rtype.schema_errors(body) or _owner_reference_errors(new["metadata"])
             if not errs:
                 errs = rtype.strategy.validate(new) + rtype.strategy.validate_update(new, old)
         if errs:
