@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-
 from pathlib import Path
 
 import yaml
@@ -28,8 +27,20 @@ def scenario(workers: int, pods_per_job: int) -> dict[str, object]:
         "seed": 1,
         "until": "2h",
         "pods": [
-            {"match": {"replicatedJob": "driver"}, "pull": "5s", "start": "1s", "ready": "2s", "exit": "never"},
-            {"match": {"replicatedJob": "workers"}, "pull": "20s", "start": "1s", "ready": "1s", "jitter": "5s"},
+            {
+                "match": {"replicatedJob": "driver"},
+                "pull": "5s",
+                "start": "1s",
+                "ready": "2s",
+                "exit": "never",
+            },
+            {
+                "match": {"replicatedJob": "workers"},
+                "pull": "20s",
+                "start": "1s",
+                "ready": "1s",
+                "jitter": "5s",
+            },
         ],
         "jobset": {
             "apiVersion": "jobset.x-k8s.io/v1alpha2",
@@ -39,11 +50,32 @@ def scenario(workers: int, pods_per_job: int) -> dict[str, object]:
                 "startupPolicy": {"startupPolicyOrder": "InOrder"},
                 "successPolicy": {"operator": "All", "targetReplicatedJobs": ["workers"]},
                 "replicatedJobs": [
-                    {"name": "driver", "template": {"spec": {"template": {"spec": {
-                        "containers": [{"name": "driver", "image": "spark:3.5.0", "command": ["driver"]}]}}}}},
-                    {"name": "workers", "replicas": replicas, "template": {"spec": {
-                        "parallelism": per_job, "completions": per_job, "backoffLimit": 0,
-                        "template": {"spec": {"containers": [container]}}}}},
+                    {
+                        "name": "driver",
+                        "template": {
+                            "spec": {
+                                "template": {
+                                    "spec": {
+                                        "containers": [
+                                            {"name": "driver", "image": "spark:3.5.0", "command": ["driver"]}
+                                        ]
+                                    }
+                                }
+                            }
+                        },
+                    },
+                    {
+                        "name": "workers",
+                        "replicas": replicas,
+                        "template": {
+                            "spec": {
+                                "parallelism": per_job,
+                                "completions": per_job,
+                                "backoffLimit": 0,
+                                "template": {"spec": {"containers": [container]}},
+                            }
+                        },
+                    },
                 ],
             },
         },
@@ -69,8 +101,10 @@ def main() -> int:
             wall = real_perf_counter() - started
             jobs = max(size // args.pods_per_job, 1) + 1
             status = "ok" if outcome.passed else "FAILED: " + "; ".join(outcome.failures)[:200]
-            print(f"{size:>6} {jobs:>5} {outcome.events_run:>8} {wall:>8.2f} {outcome.virtual_end:>10.1f} "
-                  f"{outcome.virtual_end / wall:>10.1f}  {status}")
+            print(
+                f"{size:>6} {jobs:>5} {outcome.events_run:>8} {wall:>8.2f} {outcome.virtual_end:>10.1f} "
+                f"{outcome.virtual_end / wall:>10.1f}  {status}"
+            )
     return 0
 
 

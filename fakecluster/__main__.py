@@ -12,8 +12,10 @@ from fakecluster.scenario.runner import ScenarioOutcome, discover, run_scenario
 
 def _line(outcome: ScenarioOutcome) -> str:
     status = "PASS" if outcome.passed else "FAIL"
-    return (f"{status}  {outcome.path}  virtual {outcome.virtual_end:.1f}s  "
-            f"wall {outcome.wall_seconds * 1000:.0f}ms  seed {outcome.seed}")
+    return (
+        f"{status}  {outcome.path}  virtual {outcome.virtual_end:.1f}s  "
+        f"wall {outcome.wall_seconds * 1000:.0f}ms  seed {outcome.seed}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -42,7 +42,13 @@ class Client(Protocol):
     def update_status(self, obj: Obj, *, readonly: bool = False) -> Obj: ...
 
     def patch(
-        self, kind: str, namespace: str, name: str, patch: Obj, *, subresource: str | None = None,
+        self,
+        kind: str,
+        namespace: str,
+        name: str,
+        patch: Obj,
+        *,
+        subresource: str | None = None,
         readonly: bool = False,
     ) -> Obj: ...
 
@@ -98,7 +104,13 @@ class LocalClient:
         return stored if readonly else clone(stored)
 
     def patch(
-        self, kind: str, namespace: str, name: str, patch: Obj, *, subresource: str | None = None,
+        self,
+        kind: str,
+        namespace: str,
+        name: str,
+        patch: Obj,
+        *,
+        subresource: str | None = None,
         readonly: bool = False,
     ) -> Obj:
         stored = self.server.patch(kind, namespace, name, patch, subresource=subresource)
@@ -115,7 +127,9 @@ class LocalClient:
         preconditions: Obj | None = None,
     ) -> None:
         self.server.delete(
-            kind, namespace, name,
+            kind,
+            namespace,
+            name,
             propagation_policy=propagation_policy,
             grace_period_seconds=grace_period_seconds,
             preconditions=preconditions,

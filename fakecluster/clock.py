@@ -63,8 +63,7 @@ class Clock:
         return (EPOCH + timedelta(seconds=self._now)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
     def call_at(self, when: float, callback: Callable[..., Any], *args: Any) -> Timer:
-        if when < self._now:
-            when = self._now
+        when = max(when, self._now)
         timer = Timer(when, callback, args)
         self._seq += 1
         heapq.heappush(self._heap, (when, self._seq, timer))

@@ -19,7 +19,6 @@ from fakecluster.behaviour import BehaviourResolver, default_behaviour
 from fakecluster.client import LocalClient
 from fakecluster.clock import Clock
 
-
 UNLIMITED_CAPACITY: dict[str, Any] = {
     "cpu": "100k",
     "memory": "1Pi",
@@ -85,20 +84,28 @@ class Cluster:
         names = [pool.name] if pool.count == 1 else [f"{pool.name}-{i}" for i in range(pool.count)]
         for name in names:
             capacity = {k: str(v) for k, v in pool.capacity.items()}
-            self.server.create({
-                "apiVersion": "v1",
-                "kind": "Node",
-                "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **pool.labels}},
-                "spec": {"taints": list(pool.taints)} if pool.taints else {},
-                "status": {
-                    "capacity": capacity,
-                    "allocatable": dict(capacity),
-                    "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
-                                    "message": "kubelet is posting ready status",
-                                    "lastHeartbeatTime": self.clock.timestamp(),
-                                    "lastTransitionTime": self.clock.timestamp()}],
-                },
-            })
+            self.server.create(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Node",
+                    "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **pool.labels}},
+                    "spec": {"taints": list(pool.taints)} if pool.taints else {},
+                    "status": {
+                        "capacity": capacity,
+                        "allocatable": dict(capacity),
+                        "conditions": [
+                            {
+                                "type": "Ready",
+                                "status": "True",
+                                "reason": "KubeletReady",
+                                "message": "kubelet is posting ready status",
+                                "lastHeartbeatTime": self.clock.timestamp(),
+                                "lastTransitionTime": self.clock.timestamp(),
+                            }
+                        ],
+                    },
+                }
+            )
 
     def run(self, until: float) -> bool:
         """Advance virtual time; True if work remains after ``until``."""

@@ -68,5 +68,6 @@ def load_plugin(name: str = "jobset") -> WorkloadPlugin:
         if ep.name == name:
             return ep.load()  # type: ignore[no-any-return]
     raise LookupError(
-        f"no fakecluster workload plugin named {name!r} is installed (run `pip install -e .` in the project root)"
+        f"no fakecluster workload plugin named {name!r} is installed "
+        "(run `pip install -e .` in the project root)"
     )

@@ -45,8 +45,9 @@ class JobSetWorkload:
     def _start(self, cluster: Cluster, gates: Any) -> Any:
         from jobset.controller import JobSetController
 
-        return JobSetController(cluster.client("jobset-controller"), cluster.clock, gates=gates,
-                                latency=self.controller_latency)
+        return JobSetController(
+            cluster.client("jobset-controller"), cluster.clock, gates=gates, latency=self.controller_latency
+        )
 
     def restart_controller(self, cluster: Cluster, controller: Any) -> Any:
         controller.stop()
@@ -59,11 +60,13 @@ class JobSetWorkload:
         for rjob in (manifest.get("spec") or {}).get("replicatedJobs") or ():
             if not isinstance(rjob, dict):
                 continue
-            job_spec = ((rjob.get("template") or {}).get("spec") or {})
+            job_spec = (rjob.get("template") or {}).get("spec") or {}
             completions = job_spec.get("completions")
             parallelism = job_spec.get("parallelism")
             pods = completions if completions is not None else parallelism if parallelism is not None else 1
-            groups[str(rjob.get("name", ""))] = GroupShape(replicas=int(rjob.get("replicas", 1)), pods_per_job=int(pods))
+            groups[str(rjob.get("name", ""))] = GroupShape(
+                replicas=int(rjob.get("replicas", 1)), pods_per_job=int(pods)
+            )
         return name, groups
 
     def slot_of(self, obj: Obj) -> Slot | None:

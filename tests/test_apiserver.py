@@ -438,7 +438,7 @@ def test_custom_resources_require_resource_version_on_update() -> None:
     assert err.code == 422
     assert err.reason == "Invalid"
     assert err.message == (
-        'Widget.example.com "w" is invalid: metadata.resourceVersion: Invalid value: 0x0: '
+        'widgets.example.com "w" is invalid: metadata.resourceVersion: Invalid value: 0x0: '
         "must be specified for an update"
     )
     assert err.causes == [err.causes[0]]

@@ -25,7 +25,11 @@ def _run_all(hash_seed: str, out: Path) -> dict[str, str]:
     env = {**os.environ, "PYTHONHASHSEED": hash_seed}
     subprocess.run(
         [sys.executable, "-m", "fakecluster", "run", str(SCENARIOS), "--json", str(out), "-q"],
-        cwd=ROOT, env=env, check=False, capture_output=True, text=True,
+        cwd=ROOT,
+        env=env,
+        check=False,
+        capture_output=True,
+        text=True,
     )
     records = json.loads(out.read_text())
     return {r["path"]: r["digest"] for r in records}
@@ -52,7 +56,7 @@ def test_a_different_seed_changes_a_jittered_trace(tmp_path: Path) -> None:
     for seed in (1, 2):
         data["seed"] = seed
         copy = tmp_path / f"seed-{seed}.yaml"
-        for manifest in ([data["jobset"]] if "jobset" in data else data["jobsets"]):
+        for manifest in [data["jobset"]] if "jobset" in data else data["jobsets"]:
             if isinstance(manifest, dict) and set(manifest) == {"file"}:
                 manifest["file"] = str((source.parent / manifest["file"]).resolve())
         copy.write_text(yaml.safe_dump(data))

@@ -89,11 +89,16 @@ class PodStrategy(Strategy):
         new_spec = {k: v for k, v in (new.get("spec") or {}).items() if k not in mutable}
         old_spec = {k: v for k, v in (old.get("spec") or {}).items() if k not in mutable}
         if new_spec != old_spec:
-            return [FieldError.forbidden("spec", "pod updates may not change fields other than `spec.containers[*].image`,"
-                                         "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,"
-                                         "`spec.tolerations` (only additions to existing tolerations),"
-                                         "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was "
-                                         "previously negative)")]
+            return [
+                FieldError.forbidden(
+                    "spec",
+                    "pod updates may not change fields other than `spec.containers[*].image`,"
+                    "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,"
+                    "`spec.tolerations` (only additions to existing tolerations),"
+                    "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was "
+                    "previously negative)",
+                )
+            ]
         return []
 
     def graceful_delete_seconds(self, obj: Obj, requested: int | None) -> int:
@@ -122,7 +127,9 @@ def _job_defaults(spec: Obj) -> None:
     spec.setdefault("completionMode", "NonIndexed")
     spec.setdefault("suspend", False)
     if spec.get("podReplacementPolicy") is None:
-        spec["podReplacementPolicy"] = "Failed" if spec.get("podFailurePolicy") is not None else "TerminatingOrFailed"
+        spec["podReplacementPolicy"] = (
+            "Failed" if spec.get("podFailurePolicy") is not None else "TerminatingOrFailed"
+        )
     spec.setdefault("manualSelector", False)
     for rule in (spec.get("podFailurePolicy") or {}).get("rules") or ():
         for pattern in rule.get("onPodConditions") or ():
@@ -146,8 +153,12 @@ class JobStrategy(Strategy):
         if not spec.get("manualSelector"):
             uid = meta["uid"]
             labels = template_meta.setdefault("labels", {})
-            for key, value in ((CONTROLLER_UID_LABEL, uid), (LEGACY_CONTROLLER_UID_LABEL, uid),
-                               (JOB_NAME_LABEL, meta["name"]), (LEGACY_JOB_NAME_LABEL, meta["name"])):
+            for key, value in (
+                (CONTROLLER_UID_LABEL, uid),
+                (LEGACY_CONTROLLER_UID_LABEL, uid),
+                (JOB_NAME_LABEL, meta["name"]),
+                (LEGACY_JOB_NAME_LABEL, meta["name"]),
+            ):
                 labels.setdefault(key, value)
             spec["selector"] = {"matchLabels": {CONTROLLER_UID_LABEL: uid}}
         obj["status"] = {}
@@ -155,28 +166,51 @@ class JobStrategy(Strategy):
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = obj.get("spec") or {}
         errs: list[FieldError] = []
-        for field_name in ("parallelism", "completions", "backoffLimit", "activeDeadlineSeconds",
-                           "ttlSecondsAfterFinished"):
+        for field_name in (
+            "parallelism",
+            "completions",
+            "backoffLimit",
+            "activeDeadlineSeconds",
+            "ttlSecondsAfterFinished",
+        ):
             value = spec.get(field_name)
             if isinstance(value, int) and value < 0:
-                errs.append(FieldError.invalid(f"spec.{field_name}", value, "must be greater than or equal to 0"))
+                errs.append(
+                    FieldError.invalid(f"spec.{field_name}", value, "must be greater than or equal to 0")
+                )
         restart = (spec.get("template") or {}).get("spec", {}).get("restartPolicy")
         if restart not in ("OnFailure", "Never"):
-            errs.append(FieldError.not_supported("spec.template.spec.restartPolicy", restart, ("OnFailure", "Never")))
+            errs.append(
+                FieldError.not_supported("spec.template.spec.restartPolicy", restart, ("OnFailure", "Never"))
+            )
         if spec.get("podFailurePolicy") is not None and restart != "Never":
-            errs.append(FieldError.invalid("spec.podFailurePolicy", None,
-                                           "only allowed when `spec.template.spec.restartPolicy` is 'Never'"))
+            errs.append(
+                FieldError.invalid(
+                    "spec.podFailurePolicy",
+                    None,
+                    "only allowed when `spec.template.spec.restartPolicy` is 'Never'",
+                )
+            )
         if spec.get("completionMode") == "Indexed" and spec.get("completions") is None:
             errs.append(FieldError.required("spec.completions", "when completion mode is Indexed"))
         if spec.get("completionMode") not in ("Indexed", "NonIndexed"):
-            errs.append(FieldError.not_supported("spec.completionMode", spec.get("completionMode"), ("NonIndexed", "Indexed")))
+            errs.append(
+                FieldError.not_supported(
+                    "spec.completionMode", spec.get("completionMode"), ("NonIndexed", "Indexed")
+                )
+            )
         if spec.get("backoffLimitPerIndex") is not None and spec.get("completionMode") != "Indexed":
             errs.append(FieldError.forbidden("spec.backoffLimitPerIndex", "requires indexed completion mode"))
         selector = (spec.get("selector") or {}).get("matchLabels") or {}
         template_labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
         if any(template_labels.get(k) != v for k, v in selector.items()):
-            errs.append(FieldError.invalid("spec.template.metadata.labels", template_labels,
-                                           "`selector` does not match template `labels`"))
+            errs.append(
+                FieldError.invalid(
+                    "spec.template.metadata.labels",
+                    template_labels,
+                    "`selector` does not match template `labels`",
+                )
+            )
         return errs
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
@@ -184,16 +218,27 @@ class JobStrategy(Strategy):
         may change only while suspended and never started (AllowMutableSchedulingDirectives)."""
         ns, os_ = new.get("spec") or {}, old.get("spec") or {}
         errs = []
-        for field_name in ("selector", "completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy",
-                           "successPolicy"):
+        for field_name in (
+            "selector",
+            "completionMode",
+            "podFailurePolicy",
+            "backoffLimitPerIndex",
+            "managedBy",
+            "successPolicy",
+        ):
             if ns.get(field_name) != os_.get(field_name):
                 errs.append(FieldError.immutable(f"spec.{field_name}", ns.get(field_name)))
         if ns.get("completions") != os_.get("completions"):
             if os_.get("completionMode") != "Indexed":
                 errs.append(FieldError.immutable("spec.completions", ns.get("completions")))
             elif ns.get("completions") != ns.get("parallelism"):
-                errs.append(FieldError.invalid("spec.completions", ns.get("completions"),
-                                               "can only be modified in tandem with spec.parallelism"))
+                errs.append(
+                    FieldError.invalid(
+                        "spec.completions",
+                        ns.get("completions"),
+                        "can only be modified in tandem with spec.parallelism",
+                    )
+                )
         new_tpl, old_tpl = ns.get("template") or {}, os_.get("template") or {}
         if new_tpl != old_tpl:
             allowed = os_.get("suspend") and not (old.get("status") or {}).get("startTime")
@@ -206,7 +251,9 @@ class JobStrategy(Strategy):
         old_status = old.get("status") or {}
         spec = new.get("spec") or {}
         if old_status.get("startTime") and not status.get("startTime") and not spec.get("suspend"):
-            return [FieldError.required("status.startTime", "startTime cannot be removed for unsuspended job")]
+            return [
+                FieldError.required("status.startTime", "startTime cannot be removed for unsuspended job")
+            ]
         return []
 
 
@@ -222,8 +269,12 @@ def _only_scheduling_directives_changed(new_tpl: Obj, old_tpl: Obj) -> bool:
     old_aff.pop("nodeAffinity", None)
     if new_aff != old_aff or new_spec != old_spec:
         return False
-    new_meta = {k: v for k, v in (new_tpl.get("metadata") or {}).items() if k not in ("labels", "annotations")}
-    old_meta = {k: v for k, v in (old_tpl.get("metadata") or {}).items() if k not in ("labels", "annotations")}
+    new_meta = {
+        k: v for k, v in (new_tpl.get("metadata") or {}).items() if k not in ("labels", "annotations")
+    }
+    old_meta = {
+        k: v for k, v in (old_tpl.get("metadata") or {}).items() if k not in ("labels", "annotations")
+    }
     return new_meta == old_meta
 
 
@@ -262,15 +313,48 @@ def _model(module: str, name: str) -> Any:
 
 
 def register_builtin(server: ApiServer) -> None:
-    server.register(ResourceType("Pod", "v1", "pods", model=_model("fakecluster.api.core", "Pod"),
-                                 strategy=PodStrategy()))
-    server.register(ResourceType("Service", "v1", "services", model=_model("fakecluster.api.core", "Service"),
-                                 strategy=ServiceStrategy()))
-    server.register(ResourceType("Node", "v1", "nodes", namespaced=False, generation="none",
-                                 model=_model("fakecluster.api.core", "Node")))
-    server.register(ResourceType("Job", "batch/v1", "jobs", default_propagation="Orphan",
-                                 model=_model("fakecluster.api.batch", "Job"), strategy=JobStrategy()))
+    server.register(
+        ResourceType("Pod", "v1", "pods", model=_model("fakecluster.api.core", "Pod"), strategy=PodStrategy())
+    )
+    server.register(
+        ResourceType(
+            "Service",
+            "v1",
+            "services",
+            model=_model("fakecluster.api.core", "Service"),
+            strategy=ServiceStrategy(),
+        )
+    )
+    server.register(
+        ResourceType(
+            "Node",
+            "v1",
+            "nodes",
+            namespaced=False,
+            generation="none",
+            model=_model("fakecluster.api.core", "Node"),
+        )
+    )
+    server.register(
+        ResourceType(
+            "Job",
+            "batch/v1",
+            "jobs",
+            default_propagation="Orphan",
+            model=_model("fakecluster.api.batch", "Job"),
+            strategy=JobStrategy(),
+        )
+    )
     server.register(ResourceType("PersistentVolumeClaim", "v1", "persistentvolumeclaims"))
-    server.register(ResourceType("Event", "events.k8s.io/v1", "events", status_subresource=False, generation="none"))
-    server.register(ResourceType("EndpointSlice", "discovery.k8s.io/v1", "endpointslices", status_subresource=False,
-                                 generation="none"))
+    server.register(
+        ResourceType("Event", "events.k8s.io/v1", "events", status_subresource=False, generation="none")
+    )
+    server.register(
+        ResourceType(
+            "EndpointSlice",
+            "discovery.k8s.io/v1",
+            "endpointslices",
+            status_subresource=False,
+            generation="none",
+        )
+    )

@@ -116,42 +116,41 @@ def _resource(kind_plural: str, group: str) -> str:
     return f"{kind_plural}.{group}" if group else kind_plural
 
 
-def NotFound(plural: str, group: str, name: str) -> ApiError:  # noqa: N802 - mirrors apierrors.NewNotFound
+def NotFound(plural: str, group: str, name: str) -> ApiError:
     return ApiError(404, "NotFound", f'{_resource(plural, group)} "{name}" not found')
 
 
-def AlreadyExists(plural: str, group: str, name: str) -> ApiError:  # noqa: N802
+def AlreadyExists(plural: str, group: str, name: str) -> ApiError:
     return ApiError(409, "AlreadyExists", f'{_resource(plural, group)} "{name}" already exists')
 
 
-def Conflict(plural: str, group: str, name: str, detail: str | None = None) -> ApiError:  # noqa: N802
+def Conflict(plural: str, group: str, name: str, detail: str | None = None) -> ApiError:
     detail = detail or (
         "the object has been modified; please apply your changes to the latest version and try again"
     )
-    return ApiError(409, "Conflict", f'Operation cannot be fulfilled on {_resource(plural, group)} "{name}": {detail}')
+    return ApiError(
+        409, "Conflict", f'Operation cannot be fulfilled on {_resource(plural, group)} "{name}": {detail}'
+    )
 
 
-def Invalid(kind: str, group: str, name: str, causes: list[FieldError]) -> ApiError:  # noqa: N802
+def Invalid(kind: str, group: str, name: str, causes: list[FieldError]) -> ApiError:
     """apierrors.NewInvalid: one error prints bare, several print as a bracketed list."""
     qualified = f"{kind}.{group}" if group else kind
-    if len(causes) == 1:
-        body = str(causes[0])
-    else:
-        body = "[" + ", ".join(str(c) for c in causes) + "]"
+    body = str(causes[0]) if len(causes) == 1 else "[" + ", ".join(str(c) for c in causes) + "]"
     return ApiError(422, "Invalid", f'{qualified} "{name}" is invalid: {body}', list(causes))
 
 
-def BadRequest(message: str) -> ApiError:  # noqa: N802
+def BadRequest(message: str) -> ApiError:
     return ApiError(400, "BadRequest", message)
 
 
-def Forbidden(message: str) -> ApiError:  # noqa: N802
+def Forbidden(message: str) -> ApiError:
     return ApiError(403, "Forbidden", message)
 
 
-def Gone(message: str) -> ApiError:  # noqa: N802
+def Gone(message: str) -> ApiError:
     return ApiError(410, "Expired", message)
 
 
-def InternalError(message: str) -> ApiError:  # noqa: N802
+def InternalError(message: str) -> ApiError:
     return ApiError(500, "InternalError", f"Internal error occurred: {message}")

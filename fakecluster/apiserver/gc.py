@@ -72,10 +72,16 @@ class GarbageCollector:
             live = [r for r in refs if r["uid"] != uid and self.server.get_by_uid(r["uid"]) is not None]
             try:
                 if live:
-                    self.server.patch(kind, meta.get("namespace", ""), meta["name"],
-                                      {"metadata": {"ownerReferences": [r for r in refs if r["uid"] != uid]}})
+                    self.server.patch(
+                        kind,
+                        meta.get("namespace", ""),
+                        meta["name"],
+                        {"metadata": {"ownerReferences": [r for r in refs if r["uid"] != uid]}},
+                    )
                 elif meta.get("deletionTimestamp") is None:
-                    self.server.delete(kind, meta.get("namespace", ""), meta["name"], propagation_policy="Background")
+                    self.server.delete(
+                        kind, meta.get("namespace", ""), meta["name"], propagation_policy="Background"
+                    )
             except ApiError as err:
                 if err.reason != "NotFound":
                     raise
@@ -85,7 +91,9 @@ class GarbageCollector:
         for kind, dep in self.server.dependents(uid):
             meta = dep["metadata"]
             refs = [r for r in meta.get("ownerReferences") or [] if r["uid"] != uid]
-            self.server.patch(kind, meta.get("namespace", ""), meta["name"], {"metadata": {"ownerReferences": refs or None}})
+            self.server.patch(
+                kind, meta.get("namespace", ""), meta["name"], {"metadata": {"ownerReferences": refs or None}}
+            )
         self._drop_finalizer(owner, ORPHAN)
 
     def _delete_in_foreground(self, owner: Obj) -> None:
@@ -99,7 +107,9 @@ class GarbageCollector:
             if meta.get("deletionTimestamp") is None:
                 policy = "Foreground" if self.server.dependents(meta["uid"]) else "Background"
                 try:
-                    self.server.delete(kind, meta.get("namespace", ""), meta["name"], propagation_policy=policy)
+                    self.server.delete(
+                        kind, meta.get("namespace", ""), meta["name"], propagation_policy=policy
+                    )
                 except ApiError as err:
                     if err.reason != "NotFound":
                         raise
@@ -110,4 +120,6 @@ class GarbageCollector:
         meta = owner["metadata"]
         remaining = [f for f in meta.get("finalizers") or () if f != finalizer]
         kind = owner["kind"]
-        self.server.patch(kind, meta.get("namespace", ""), meta["name"], {"metadata": {"finalizers": remaining or None}})
+        self.server.patch(
+            kind, meta.get("namespace", ""), meta["name"], {"metadata": {"finalizers": remaining or None}}
+        )

@@ -69,7 +69,9 @@ def from_match_labels(labels: Mapping[str, str]) -> Selector:
     return Selector(tuple(Requirement(k, "In", (v,)) for k, v in sorted(labels.items())))
 
 
-_SET_RE = re.compile(r"^\s*(!?)([A-Za-z0-9_./-]+)\s*(?:(notin|in)\s*\(([^)]*)\)|(==|=|!=)\s*([A-Za-z0-9_.-]*))?\s*$")
+_SET_RE = re.compile(
+    r"^\s*(!?)([A-Za-z0-9_./-]+)\s*(?:(notin|in)\s*\(([^)]*)\)|(==|=|!=)\s*([A-Za-z0-9_.-]*))?\s*$"
+)
 
 
 def _split_terms(text: str) -> list[str]:

@@ -52,8 +52,12 @@ def _owner_reference_errors(meta: Obj) -> list[FieldError]:
     (the garbage collector relies on every reference naming a uid)."""
     errs = []
     for ref in meta.get("ownerReferences") or ():
-        for field_name, detail in (("apiVersion", "version must not be empty"), ("kind", "must not be empty"),
-                                   ("name", "must not be empty"), ("uid", "must not be empty")):
+        for field_name, detail in (
+            ("apiVersion", "version must not be empty"),
+            ("kind", "must not be empty"),
+            ("name", "must not be empty"),
+            ("uid", "must not be empty"),
+        ):
             value = ref.get(field_name) or ""
             if not value:
                 errs.append(FieldError.invalid(f"metadata.ownerReferences.{field_name}", value, detail))
@@ -127,7 +131,9 @@ class ApiServer:
         try:
             return self._types[kind]
         except KeyError:
-            raise errors.ApiError(404, "NotFound", f'the server could not find the requested resource (kind "{kind}")') from None
+            raise errors.ApiError(
+                404, "NotFound", f'the server could not find the requested resource (kind "{kind}")'
+            ) from None
 
     def kinds(self) -> list[str]:
         return list(self._types)
@@ -227,7 +233,10 @@ class ApiServer:
                 result = fn(op, obj, old)
             except ApiError as err:
                 raise ApiError(
-                    err.code, err.reason, f'admission webhook "{hook.name}" denied the request: {err.message}', err.causes
+                    err.code,
+                    err.reason,
+                    f'admission webhook "{hook.name}" denied the request: {err.message}',
+                    err.causes,
                 ) from None
             if mutate and result is not None:
                 obj = result
@@ -249,8 +258,15 @@ class ApiServer:
             raise self._invalid(rtype, obj, [FieldError.invalid("metadata", meta, "must be an object")])
         if meta.get("resourceVersion"):
             raise self._invalid(
-                rtype, obj, [FieldError.invalid("metadata.resourceVersion", meta["resourceVersion"],
-                                                "resourceVersion should not be set on objects to be created")]
+                rtype,
+                obj,
+                [
+                    FieldError.invalid(
+                        "metadata.resourceVersion",
+                        meta["resourceVersion"],
+                        "resourceVersion should not be set on objects to be created",
+                    )
+                ],
             )
         if rtype.namespaced:
             meta["namespace"] = meta.get("namespace") or "default"
@@ -302,15 +318,23 @@ class ApiServer:
             return [FieldError.required("metadata.name", "name or generateName is required")]
         errs = []
         if len(name) > 253 or not _DNS1123_SUBDOMAIN.match(name):
-            errs.append(FieldError.invalid(
-                "metadata.name", name,
-                "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-                "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
-                "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
-            ))
+            errs.append(
+                FieldError.invalid(
+                    "metadata.name",
+                    name,
+                    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+                    "'-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', "
+                    "regex used for "
+                    "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+                )
+            )
         refs = meta.get("ownerReferences") or []
         if sum(1 for r in refs if r.get("controller")) > 1:
-            errs.append(FieldError.invalid("metadata.ownerReferences", refs, "Only one reference can have Controller set to true"))
+            errs.append(
+                FieldError.invalid(
+                    "metadata.ownerReferences", refs, "Only one reference can have Controller set to true"
+                )
+            )
         return errs
 
     def update(self, obj: Obj, *, subresource: str | None = None, _patch: bool = False) -> Obj:
@@ -331,12 +355,21 @@ class ApiServer:
             if rv != old["metadata"]["resourceVersion"]:
                 raise errors.Conflict(rtype.plural, rtype.group, name)
         elif not rtype.unconditional_update and not _patch:
-            raise self._invalid(rtype, obj, [FieldError.invalid("metadata.resourceVersion", _GoUint64(0),
-                                                                "must be specified for an update")])
+            # Upstream names the *resource* here (store.go: "The Invalid error should have a field for
+            # Resource"), so the message reads `widgets.example.com "w" is invalid`, not `Widget.example.com`.
+            raise errors.Invalid(
+                rtype.plural,
+                rtype.group,
+                name,
+                [FieldError.invalid("metadata.resourceVersion", _GoUint64(0), "must be specified for an update")],
+            )
         if meta_in.get("uid") and meta_in["uid"] != old["metadata"]["uid"]:
             raise errors.Conflict(
-                rtype.plural, rtype.group, name,
-                f"Precondition failed: UID in precondition: {meta_in['uid']}, UID in object meta: {old['metadata']['uid']}",
+                rtype.plural,
+                rtype.group,
+                name,
+                f"Precondition failed: UID in precondition: {meta_in['uid']}, "
+                f"UID in object meta: {old['metadata']['uid']}",
             )
         if subresource == "status":
             if not rtype.status_subresource:
@@ -353,8 +386,14 @@ class ApiServer:
             new = dict(obj) if _patch else clone(obj)
             new["apiVersion"] = old["apiVersion"]
             new["metadata"] = new_meta = dict(new.get("metadata") or {})
-            for fixed in ("uid", "creationTimestamp", "namespace", "generation", "deletionTimestamp",
-                          "deletionGracePeriodSeconds"):
+            for fixed in (
+                "uid",
+                "creationTimestamp",
+                "namespace",
+                "generation",
+                "deletionTimestamp",
+                "deletionGracePeriodSeconds",
+            ):
                 if fixed in old["metadata"]:
                     new_meta[fixed] = old["metadata"][fixed]
                 else:
@@ -367,11 +406,18 @@ class ApiServer:
             if old["metadata"].get("deletionTimestamp"):
                 added = set(new_meta.get("finalizers") or ()) - set(old["metadata"].get("finalizers") or ())
                 if added:
-                    raise self._invalid(rtype, new, [FieldError.forbidden(
-                        "metadata.finalizers",
-                        "no new finalizers can be added if the object is being deleted, found new finalizers "
-                        + _go_string_slice(sorted(added)),
-                    )])
+                    raise self._invalid(
+                        rtype,
+                        new,
+                        [
+                            FieldError.forbidden(
+                                "metadata.finalizers",
+                                "no new finalizers can be added if the object is being deleted, "
+                                "found new finalizers "
+                                + _go_string_slice(sorted(added)),
+                            )
+                        ],
+                    )
             new = self._admit("UPDATE", kind, new, old, mutate=True)
             rtype.strategy.prepare_for_update(new, old)
             body = {k: v for k, v in new.items() if k != "status"} if rtype.status_subresource else new
@@ -401,10 +447,14 @@ class ApiServer:
         if rtype.generation == "custom":
             # customResourceStrategy.PrepareForUpdate: without a status subresource, status is a plain field.
             skip = ("metadata", "status") if rtype.status_subresource else ("metadata",)
-            return {k: v for k, v in new.items() if k not in skip} != {k: v for k, v in old.items() if k not in skip}
+            return {k: v for k, v in new.items() if k not in skip} != {
+                k: v for k, v in old.items() if k not in skip
+            }
         return False
 
-    def patch(self, kind: str, namespace: str, name: str, patch: Obj, *, subresource: str | None = None) -> Obj:
+    def patch(
+        self, kind: str, namespace: str, name: str, patch: Obj, *, subresource: str | None = None
+    ) -> Obj:
         """JSON merge patch (RFC 7386). A resourceVersion in the patch acts as a precondition."""
         if not isinstance(patch, dict):
             raise errors.BadRequest("a JSON merge patch must be a JSON object")
@@ -444,7 +494,9 @@ class ApiServer:
                 want = preconditions.get(field_name)
                 if want and want != old["metadata"].get(field_name):
                     raise errors.Conflict(
-                        rtype.plural, rtype.group, name,
+                        rtype.plural,
+                        rtype.group,
+                        name,
                         f"Precondition failed: {label} in precondition: {want}, {label} in object meta: "
                         f"{old['metadata'].get(field_name)}",
                     )
@@ -453,13 +505,21 @@ class ApiServer:
         finalizers = list(old["metadata"].get("finalizers") or ())
         policy = propagation_policy
         if policy is None:
-            policy = "Orphan" if ORPHAN in finalizers else "Foreground" if FOREGROUND in finalizers else rtype.default_propagation
+            policy = (
+                "Orphan"
+                if ORPHAN in finalizers
+                else "Foreground"
+                if FOREGROUND in finalizers
+                else rtype.default_propagation
+            )
         if policy == "Foreground" and FOREGROUND not in finalizers:
             finalizers = [f for f in finalizers if f != ORPHAN] + [FOREGROUND]
         elif policy == "Orphan" and ORPHAN not in finalizers:
             finalizers = [f for f in finalizers if f != FOREGROUND] + [ORPHAN]
         elif policy == "Background":
-            finalizers = [f for f in finalizers if f not in (ORPHAN, FOREGROUND)] if propagation_policy else finalizers
+            finalizers = (
+                [f for f in finalizers if f not in (ORPHAN, FOREGROUND)] if propagation_policy else finalizers
+            )
         meta = old["metadata"]
         deleting = meta.get("deletionTimestamp") is not None
         pending = meta.get("deletionGracePeriodSeconds") or 0
@@ -504,15 +564,23 @@ class ApiServer:
         REST handler does; binding an already bound pod is a Conflict."""
         old = self.get("Pod", namespace, name)
         if old["spec"].get("nodeName"):
-            raise errors.Conflict("pods", "", name, f"pod {name} is already assigned to node {old['spec']['nodeName']!r}")
+            raise errors.Conflict(
+                "pods", "", name, f"pod {name} is already assigned to node {old['spec']['nodeName']!r}"
+            )
         if old["metadata"].get("deletionTimestamp") is not None:
             raise errors.Conflict("pods", "", name, "pod is being deleted, cannot be assigned to a host")
         new = dict(old)
         new["spec"] = dict(old["spec"], nodeName=node_name)
         status = dict(old.get("status") or {})
         conditions = [c for c in status.get("conditions") or () if c.get("type") != "PodScheduled"]
-        conditions.append({"type": "PodScheduled", "status": "True", "lastProbeTime": None,
-                           "lastTransitionTime": self.clock.timestamp()})
+        conditions.append(
+            {
+                "type": "PodScheduled",
+                "status": "True",
+                "lastProbeTime": None,
+                "lastTransitionTime": self.clock.timestamp(),
+            }
+        )
         status["conditions"] = conditions
         new["status"] = status
         new["metadata"] = dict(old["metadata"], resourceVersion=self._next_rv())

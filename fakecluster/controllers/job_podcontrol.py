@@ -44,7 +44,8 @@ def remove_tracking_finalizer(client: LocalClient, namespace: str, pod: Obj) -> 
         return
     remaining = [f for f in live["metadata"].get("finalizers") or () if f != TRACKING_FINALIZER]
     try:
-        client.patch("Pod", namespace, meta["name"], {"metadata": {"finalizers": remaining or None}}, readonly=True)
+        patch = {"metadata": {"finalizers": remaining or None}}
+        client.patch("Pod", namespace, meta["name"], patch, readonly=True)
     except ApiError as err:
         if err.reason != "NotFound":
             raise

@@ -82,7 +82,8 @@ class TraceRecorder:
     def _log_write(self, event: WatchEvent) -> None:
         meta = event.object["metadata"]
         self._writes.update(
-            f"{event.type} {event.kind} {meta.get('namespace', '')}/{meta['name']} {meta.get('resourceVersion')}\n".encode()
+            f"{event.type} {event.kind} {meta.get('namespace', '')}/{meta['name']} "
+            f"{meta.get('resourceVersion')}\n".encode()
         )
 
     def _on_pod(self, event: WatchEvent) -> None:

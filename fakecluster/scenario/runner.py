@@ -84,8 +84,15 @@ def run_scenario(path: Path, *, plugin: WorkloadPlugin | None = None) -> Scenari
     try:
         scenario = load_scenario(path)
     except ScenarioError as err:
-        return ScenarioOutcome(path, path.stem, 0, False, [str(err)], str(err),
-                               wall_seconds=wallclock.real_perf_counter() - started)
+        return ScenarioOutcome(
+            path,
+            path.stem,
+            0,
+            False,
+            [str(err)],
+            str(err),
+            wall_seconds=wallclock.real_perf_counter() - started,
+        )
     plugin = plugin or load_plugin()
     gc_was_enabled = gc.isenabled()
     gc.disable()  # the cyclic collector rescans the whole (acyclic) object graph: superlinear in pods
@@ -93,12 +100,29 @@ def run_scenario(path: Path, *, plugin: WorkloadPlugin | None = None) -> Scenari
         run = ScenarioRun(scenario, path, plugin)
         outcome = run.play()
     except ScenarioError as err:
-        return ScenarioOutcome(path, scenario.name, scenario.seed, False, [str(err)], str(err),
-                               wall_seconds=wallclock.real_perf_counter() - started)
+        return ScenarioOutcome(
+            path,
+            scenario.name,
+            scenario.seed,
+            False,
+            [str(err)],
+            str(err),
+            wall_seconds=wallclock.real_perf_counter() - started,
+        )
     except Exception:  # a bug in the cluster or controller: report it with the seed, do not crash the run
-        text = f"{path}: internal error while playing the scenario (seed {scenario.seed}):\n{traceback.format_exc()}"
-        return ScenarioOutcome(path, scenario.name, scenario.seed, False, [text.splitlines()[0]], text,
-                               wall_seconds=wallclock.real_perf_counter() - started)
+        text = (
+            f"{path}: internal error while playing the scenario (seed {scenario.seed}):\n"
+            f"{traceback.format_exc()}"
+        )
+        return ScenarioOutcome(
+            path,
+            scenario.name,
+            scenario.seed,
+            False,
+            [text.splitlines()[0]],
+            text,
+            wall_seconds=wallclock.real_perf_counter() - started,
+        )
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -127,7 +151,9 @@ class ScenarioRun:
 
     # ----------------------------------------------------------------- set-up
     def _config(self) -> ClusterConfig:
-        config = ClusterConfig(behaviour=self._behaviour, feature_gates=dict(self.scenario.cluster.feature_gates))
+        config = ClusterConfig(
+            behaviour=self._behaviour, feature_gates=dict(self.scenario.cluster.feature_gates)
+        )
         if self.scenario.cluster.nodes is not None:
             config.nodes = [
                 NodePool(
@@ -272,13 +298,18 @@ class ScenarioRun:
         verb = action.verb
         if verb in ("suspend", "resume"):
             name = self._only_jobset(action.suspend if verb == "suspend" else action.resume)
-            self.client.patch(self.plugin.kind, self.namespaces.get(name, "default"), name,
-                              {"spec": {"suspend": verb == "suspend"}})
+            self.client.patch(
+                self.plugin.kind,
+                self.namespaces.get(name, "default"),
+                name,
+                {"spec": {"suspend": verb == "suspend"}},
+            )
         elif verb == "failPod":
             assert action.fail_pod is not None
             pod = self._find_pod(action.fail_pod.pod)
-            self.cluster.kubelet.fail_container(pod["metadata"]["namespace"], pod["metadata"]["name"],
-                                                action.fail_pod.exit_code)
+            self.cluster.kubelet.fail_container(
+                pod["metadata"]["namespace"], pod["metadata"]["name"], action.fail_pod.exit_code
+            )
         elif verb == "deletePod":
             assert action.delete_pod is not None
             pod = self._find_pod(action.delete_pod.pod)
@@ -286,12 +317,18 @@ class ScenarioRun:
         elif verb == "patch":
             assert action.patch is not None
             kind = self._kind(action.patch.kind)
-            self.client.patch(kind, self._namespace_for(action.patch.name), action.patch.name, action.patch.merge)
+            self.client.patch(
+                kind, self._namespace_for(action.patch.name), action.patch.name, action.patch.merge
+            )
         elif verb == "delete":
             assert action.delete is not None
             kind = self._kind(action.delete.kind)
-            self.client.delete(kind, self._namespace_for(action.delete.name), action.delete.name,
-                               propagation_policy="Background")
+            self.client.delete(
+                kind,
+                self._namespace_for(action.delete.name),
+                action.delete.name,
+                propagation_policy="Background",
+            )
 
     def _kind(self, kind: str) -> str:
         return self.plugin.kind if kind == "JobSet" else kind
@@ -313,12 +350,21 @@ class ScenarioRun:
         candidates = []
         for pod in self.cluster.server.list("Pod", self.namespaces.get(jobset, "default")):
             slot = self.plugin.slot_of(pod)
-            if (slot is not None and slot.owner == jobset and slot.group == ref.replicated_job
-                    and slot.job_index == ref.job_index and slot.pod_index == ref.pod_index
-                    and slot.attempt == attempt):
+            if (
+                slot is not None
+                and slot.owner == jobset
+                and slot.group == ref.replicated_job
+                and slot.job_index == ref.job_index
+                and slot.pod_index == ref.pod_index
+                and slot.attempt == attempt
+            ):
                 candidates.append(pod)
-        live = [p for p in candidates if p["metadata"].get("deletionTimestamp") is None
-                and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
+        live = [
+            p
+            for p in candidates
+            if p["metadata"].get("deletionTimestamp") is None
+            and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
+        ]
         if not live:
             raise LookupError(f"no running pod in slot {ref} (attempt {attempt})")
         return max(live, key=lambda p: int(p["metadata"]["resourceVersion"]))
