@@ -41,8 +41,9 @@ class WorkloadPlugin(Protocol):
     kind: str
     """The workload's top-level kind (``JobSet``)."""
 
-    def install(self, cluster: Cluster, feature_gates: dict[str, bool]) -> Any:
-        """Register the kind, its admission chain and start its controller; returns the controller."""
+    def install(self, cluster: Cluster, feature_gates: dict[str, bool], *, latency: float = 0.0) -> Any:
+        """Register the kind, its admission chain and start its controller (reconciling ``latency``
+        seconds after a watch event); returns the controller."""
         ...
 
     def restart_controller(self, cluster: Cluster, controller: Any) -> Any:

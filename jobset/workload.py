@@ -30,28 +30,24 @@ def _int_or_none(value: str | None) -> int | None:
 class JobSetWorkload:
     kind = "JobSet"
 
-    def __init__(self) -> None:
-        self.controller_latency = 0.0
-
-    def install(self, cluster: Cluster, feature_gates: dict[str, bool]) -> Any:
+    def install(self, cluster: Cluster, feature_gates: dict[str, bool], *, latency: float = 0.0) -> Any:
         from jobset.features import FeatureGates
         from jobset.webhooks import register
 
         gates = FeatureGates.from_dict(feature_gates)
         register(cluster.server, gates, cluster.rng("jobset-webhook"))
-        cluster.workload_gates = gates  # type: ignore[attr-defined]
-        return self._start(cluster, gates)
+        return self._start(cluster, gates, latency)
 
-    def _start(self, cluster: Cluster, gates: Any) -> Any:
+    def _start(self, cluster: Cluster, gates: Any, latency: float) -> Any:
         from jobset.controller import JobSetController
 
-        return JobSetController(
-            cluster.client("jobset-controller"), cluster.clock, gates=gates, latency=self.controller_latency
-        )
+        client = cluster.client("jobset-controller")
+        return JobSetController(client, cluster.clock, gates=gates, latency=latency)
 
     def restart_controller(self, cluster: Cluster, controller: Any) -> Any:
+        """A crashed process keeps nothing: a new controller with the same gates and latency."""
         controller.stop()
-        return self._start(cluster, cluster.workload_gates)  # type: ignore[attr-defined]
+        return self._start(cluster, controller.gates, controller.controller.latency)
 
     def shapes(self, manifest: Obj) -> tuple[str, dict[str, GroupShape]]:
         meta = manifest.get("metadata") or {}

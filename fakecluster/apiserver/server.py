@@ -361,7 +361,8 @@ class ApiServer:
                 rtype.plural,
                 rtype.group,
                 name,
-                [FieldError.invalid("metadata.resourceVersion", _GoUint64(0), "must be specified for an update")],
+                [FieldError.invalid("metadata.resourceVersion", _GoUint64(0),
+                                    "must be specified for an update")],
             )
         if meta_in.get("uid") and meta_in["uid"] != old["metadata"]["uid"]:
             raise errors.Conflict(

@@ -38,7 +38,8 @@ from fakecluster.scenario.milestones import Milestone, PodRef, parse_milestone, 
 
 __all__ = [
     "NEVER", "UNSUPPORTED_ACTIONS", "Action", "ClusterSpec", "Count", "EventsCheck", "ExitSpec",
-    "Expectation", "FailNode", "FailPod", "NodePool", "ObjectTarget", "Patch", "PodIdentity", "PodMatch",
+    "Expectation", "FailNode", "FailPod", "Latency", "NodePool", "ObjectTarget", "Patch", "PodIdentity",
+    "PodMatch",
     "PodRule", "PodTarget", "Rejected", "ResolvedPodRule", "Scenario", "StateCheck", "Taint",
     "resolve_pod_rule",
 ]  # fmt: skip
@@ -124,11 +125,24 @@ class NodePool(_Model):
         return [self.name] if self.count == 1 else [f"{self.name}-{i}" for i in range(self.count)]
 
 
+class Latency(_Model):
+    """Watch-to-reconcile delays of the cluster's controllers; all default to 0s (react at once).
+
+    The Job controller's upstream 1 s batching of pod events applies on top of ``jobController``.
+    """
+
+    job_controller: Duration = 0.0
+    jobset: Duration = 0.0
+    scheduler: Duration = 0.0
+    garbage_collector: Duration = 0.0
+
+
 class ClusterSpec(_Model):
     """``nodes: None`` means the default: one node pool that fits every pod."""
 
     nodes: list[NodePool] | None = None
     feature_gates: dict[str, Bool] = Field(default_factory=dict)
+    latency: Latency = Field(default_factory=Latency)
 
     @model_validator(mode="after")
     def _unique_node_names(self) -> ClusterSpec:

@@ -151,8 +151,13 @@ class ScenarioRun:
 
     # ----------------------------------------------------------------- set-up
     def _config(self) -> ClusterConfig:
+        latency = self.scenario.cluster.latency
         config = ClusterConfig(
-            behaviour=self._behaviour, feature_gates=dict(self.scenario.cluster.feature_gates)
+            behaviour=self._behaviour,
+            feature_gates=dict(self.scenario.cluster.feature_gates),
+            job_controller_latency=latency.job_controller,
+            scheduler_latency=latency.scheduler,
+            gc_latency=latency.garbage_collector,
         )
         if self.scenario.cluster.nodes is not None:
             config.nodes = [
@@ -204,7 +209,9 @@ class ScenarioRun:
         wallclock.move_to(0.0)
         self.cluster = cluster
         self.client = cluster.client("scenario")
-        self.controller = self.plugin.install(cluster, dict(self.scenario.cluster.feature_gates))
+        self.controller = self.plugin.install(
+            cluster, dict(self.scenario.cluster.feature_gates), latency=self.scenario.cluster.latency.jobset
+        )
         self.recorder = TraceRecorder(cluster, self.plugin)
         self._pending_when: list[tuple[int, Action]] = []
         for i, action in enumerate(self.scenario.actions):
@@ -214,10 +221,13 @@ class ScenarioRun:
                 self._pending_when.append((i, action))
         if self._pending_when:
             self.recorder.listeners.append(self._watch_milestones)
-        for manifest in self.manifests:
+        expects_rejection = any(e.kind == "rejected" for e in self.scenario.expect)
+        for i, manifest in enumerate(self.manifests):
             try:
                 self.client.create(manifest)
             except ApiError as err:
+                if not expects_rejection:
+                    raise self._rejected(i, err) from None
                 self.rejections.append(err.message)
         snapshots: dict[float, Snapshot] = {}
         until = self.scenario.until
@@ -258,6 +268,16 @@ class ScenarioRun:
             digest=digest,
             events_run=cluster.clock.events_run,
             trace=result.trace,
+        )
+
+    def _rejected(self, index: int, err: ApiError) -> ScenarioError:
+        """An unexpected rejection is bad input: one line naming the file, the manifest and the reason."""
+        field_path = "jobset" if self.scenario.jobset is not None else f"jobsets[{index}]"
+        return ScenarioError(
+            f"the API server rejected the manifest: {err.message}",
+            file=self.path,
+            field_path=field_path,
+            line=self.scenario.line_of(field_path),
         )
 
     def _snapshot(self, t: float) -> Snapshot:
