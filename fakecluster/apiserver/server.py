@@ -195,7 +195,7 @@ class ApiServer:
                 keys = min((index.get(t, {}) for t in terms), key=len)
             else:
                 keys = store.keys()
-        if namespace is not None and rtype.namespaced:
+        if namespace and rtype.namespaced:  # "" means all namespaces, as in client-go
             keys = [k for k in keys if k[0] == namespace]
         out = []
         for key in sorted(keys):

@@ -140,8 +140,18 @@ class ScenarioRun:
         self.manifests = scenario.manifests()
         self.shapes: dict[str, dict[str, RJobShape]] = {}
         self.namespaces: dict[str, str] = {}
-        for manifest in self.manifests:
-            name, groups = plugin.shapes(manifest)
+        for i, manifest in enumerate(self.manifests):
+            if manifest.get("kind") != plugin.kind:
+                raise ScenarioError(
+                    f"expected kind {plugin.kind!r}, got {manifest.get('kind')!r}",
+                    file=path,
+                    field_path=f"{self._manifest_path(i)}.kind",
+                    line=scenario.line_of(f"{self._manifest_path(i)}.kind"),
+                )
+            try:
+                name, groups = plugin.shapes(manifest)
+            except (TypeError, ValueError, AttributeError) as err:
+                raise self._unreadable(i, err) from None
             self.shapes[name] = {g: RJobShape(s.replicas, s.pods_per_job) for g, s in groups.items()}
             self.namespaces[name] = (manifest.get("metadata") or {}).get("namespace") or "default"
         validate_against_workload(scenario, self.shapes)
@@ -270,9 +280,29 @@ class ScenarioRun:
             trace=result.trace,
         )
 
+    def _manifest_path(self, index: int) -> str:
+        return "jobset" if self.scenario.jobset is not None else f"jobsets[{index}]"
+
+    def _unreadable(self, index: int, err: Exception) -> ScenarioError:
+        """A manifest too malformed to read its shape (``replicas: two``): let a scratch API server say
+        why, as it would for the real create, so the line names the field; else report the raw error."""
+        scratch = Cluster(self.scenario.seed, ClusterConfig())
+        self.plugin.install(scratch, dict(self.scenario.cluster.feature_gates))
+        try:
+            scratch.client("scenario").create(self.manifests[index])
+        except ApiError as api_err:
+            return self._rejected(index, api_err)
+        field_path = self._manifest_path(index)
+        return ScenarioError(
+            f"cannot read the manifest: {err}",
+            file=self.path,
+            field_path=field_path,
+            line=self.scenario.line_of(field_path),
+        )
+
     def _rejected(self, index: int, err: ApiError) -> ScenarioError:
         """An unexpected rejection is bad input: one line naming the file, the manifest and the reason."""
-        field_path = "jobset" if self.scenario.jobset is not None else f"jobsets[{index}]"
+        field_path = self._manifest_path(index)
         return ScenarioError(
             f"the API server rejected the manifest: {err.message}",
             file=self.path,
@@ -303,7 +333,7 @@ class ScenarioRun:
             self._apply(action)
         except ApiError as err:
             self.action_errors.append(f"{self.path}: {where}: {err.message}")
-        except LookupError as err:
+        except (LookupError, ValueError) as err:
             self.action_errors.append(f"{self.path}: {where}: {err.args[0]}")
 
     def _only_jobset(self, name: str | None) -> str:
@@ -327,6 +357,13 @@ class ScenarioRun:
         elif verb == "failPod":
             assert action.fail_pod is not None
             pod = self._find_pod(action.fail_pod.pod)
+            statuses = (pod.get("status") or {}).get("containerStatuses") or ()
+            if not any("running" in (s.get("state") or {}) for s in statuses):
+                phase = (pod.get("status") or {}).get("phase", "Pending")
+                raise LookupError(
+                    f"pod {pod['metadata']['name']} in slot {action.fail_pod.pod} has no running "
+                    f"container to fail (phase {phase})"
+                )
             self.cluster.kubelet.fail_container(
                 pod["metadata"]["namespace"], pod["metadata"]["name"], action.fail_pod.exit_code
             )
