@@ -39,7 +39,7 @@ class Client(Protocol):
 
     def update(self, obj: Obj, *, readonly: bool = False) -> Obj: ...
 
-    def update_status(self, obj: Obj, *, readonly: bool = False) -> Obj: ...
+    def update_status(self, obj: Obj, *, readonly: bool = False, donate: bool = False) -> Obj: ...
 
     def patch(
         self,
@@ -99,8 +99,9 @@ class LocalClient:
         stored = self.server.update(obj)
         return stored if readonly else clone(stored)
 
-    def update_status(self, obj: Obj, *, readonly: bool = False) -> Obj:
-        stored = self.server.update(obj, subresource="status")
+    def update_status(self, obj: Obj, *, readonly: bool = False, donate: bool = False) -> Obj:
+        """``donate=True``: the caller never touches ``obj['status']`` again, so it is stored uncopied."""
+        stored = self.server.update(obj, subresource="status", donate=donate)
         return stored if readonly else clone(stored)
 
     def patch(

@@ -37,14 +37,17 @@ class ScenarioFailed(Exception):
 
 
 class ScenarioItem(pytest.Item):
-    """Runs one scenario file; tags become markers (``-m workers_first``)."""
+    """Runs one scenario file; tags become markers (``-m workers_first`` or ``-m workers-first``)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         for tag in _peek_tags(self.path):
-            marker = re.sub(r"\W", "_", tag)
-            self.config.addinivalue_line("markers", f"{marker}: scenario tag {tag!r}")
-            self.add_marker(marker)
+            # pytest's -m grammar accepts "workers-first" as one name, so keep the tag as written too
+            for marker in dict.fromkeys((re.sub(r"\W", "_", tag), tag)):
+                if not re.fullmatch(r"[\w.-]+", marker):
+                    continue
+                self.config.addinivalue_line("markers", f"{marker}: scenario tag {tag!r}")
+                self.add_marker(marker)
 
     def runtest(self) -> None:
         outcome = run_scenario(self.path)

@@ -337,8 +337,14 @@ class ApiServer:
             )
         return errs
 
-    def update(self, obj: Obj, *, subresource: str | None = None, _patch: bool = False) -> Obj:
-        """PUT. ``subresource="status"`` writes only status; the main endpoint ignores status."""
+    def update(
+        self, obj: Obj, *, subresource: str | None = None, donate: bool = False, _patch: bool = False
+    ) -> Obj:
+        """PUT. ``subresource="status"`` writes only status; the main endpoint ignores status.
+
+        ``donate``: the caller hands its status over and never touches it again (the kubelet builds a
+        fresh status per write), so the store keeps it as is instead of copying it.
+        """
         kind = obj.get("kind")
         if not isinstance(kind, str):
             raise errors.BadRequest("Object 'Kind' is missing in the request body")
@@ -381,7 +387,7 @@ class ApiServer:
             if status is None:
                 new.pop("status", None)
             else:
-                new["status"] = clone(status)
+                new["status"] = status if donate else clone(status)
             errs = rtype.status_errors(new.get("status")) + rtype.strategy.validate_status_update(new, old)
         else:
             new = dict(obj) if _patch else clone(obj)
