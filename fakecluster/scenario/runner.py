@@ -246,7 +246,8 @@ class ScenarioRun:
                 break
             cluster.run(t)
             snapshots[t] = self._snapshot(t)
-        cluster.run(until)
+        if cluster.run(until):
+            cluster.clock.advance_to(until)  # stopped by `until`, not by quiescence: the run ends at `until`
         final = self._snapshot(cluster.clock.now)
         result = RunResult(
             trace=self.recorder.trace,
