@@ -65,6 +65,8 @@ class Client(Protocol):
 
     def bind(self, namespace: str, name: str, node_name: str) -> None: ...
 
+    def evict(self, namespace: str, name: str, *, grace_period_seconds: int | None = None) -> None: ...
+
     def watch(self, kind: str | None, handler: Callable[[WatchEvent], None]) -> None: ...
 
 
@@ -139,6 +141,11 @@ class LocalClient:
     def bind(self, namespace: str, name: str, node_name: str) -> None:
         """pods/binding: what a scheduler calls to place a pod."""
         self.server.bind(namespace, name, node_name)
+
+    def evict(self, namespace: str, name: str, *, grace_period_seconds: int | None = None) -> None:
+        """pods/eviction: mark the pod ``DisruptionTarget`` (``EvictionByEvictionAPI``) and delete it
+        gracefully (no PodDisruptionBudgets here, so an eviction is never refused)."""
+        self.server.evict(namespace, name, grace_period_seconds=grace_period_seconds)
 
     def watch(self, kind: str | None, handler: Callable[[WatchEvent], None]) -> None:
         self.server.watch(kind, handler)

@@ -16,8 +16,10 @@ from fakecluster.apiserver.builtin import register_builtin
 from fakecluster.apiserver.gc import GarbageCollector
 from fakecluster.apiserver.server import ApiServer
 from fakecluster.behaviour import BehaviourResolver, default_behaviour
-from fakecluster.client import LocalClient
+from fakecluster.client import Client, LocalClient
 from fakecluster.clock import Clock
+from fakecluster.faults import CONTROLLER_USERS, ConflictInjectingClient, FaultStats
+from fakecluster.informer import Informer, InformerClient
 
 UNLIMITED_CAPACITY: dict[str, Any] = {
     "cpu": "100k",
@@ -52,6 +54,12 @@ class ClusterConfig:
     gc_latency: float = 0.0
     scheduler_latency: float = 0.0
     feature_gates: dict[str, bool] = field(default_factory=dict)
+    conflict_rate: float = 0.0
+    """Fraction of the controllers' update/update_status/patch calls failed with 409 Conflict
+    (:mod:`fakecluster.faults`); 0 wraps nothing."""
+    informer_lag: float = 0.0
+    """Seconds by which the controllers' reads and watch events trail the API server
+    (:mod:`fakecluster.informer`); 0 reads the store directly."""
 
 
 class Cluster:
@@ -59,6 +67,7 @@ class Cluster:
 
     def __init__(self, seed: int = 0, config: ClusterConfig | None = None) -> None:
         from fakecluster.controllers.job import JobController
+        from fakecluster.controllers.ttl_after_finished import TTLAfterFinishedController
         from fakecluster.kubelet import Kubelet
         from fakecluster.scheduler import Scheduler
 
@@ -66,6 +75,8 @@ class Cluster:
         self.config = config or ClusterConfig()
         self.clock = Clock()
         self.server = ApiServer(self.clock, self.rng("apiserver"))
+        self.fault_stats = FaultStats()
+        self._fault_rngs: dict[str, random.Random] = {}
         register_builtin(self.server)
         self.gc = GarbageCollector(self.clock, self.server, latency=self.config.gc_latency)
         for pool in self.config.nodes:
@@ -73,12 +84,30 @@ class Cluster:
         self.scheduler = Scheduler(self)
         self.kubelet = Kubelet(self)
         self.job_controller = JobController(self)
+        self.ttl_after_finished_controller = TTLAfterFinishedController(self)
 
     def rng(self, component: str) -> random.Random:
         return random.Random(f"{self.seed}/{component}")
 
-    def client(self, user: str = "admin") -> LocalClient:
-        return LocalClient(self.server, user)
+    def client(self, user: str = "admin") -> Client:
+        """A client acting as ``user``. The controllers' users (:data:`~fakecluster.faults.
+        CONTROLLER_USERS`) get what the config asks for: reads and watch events through their own
+        lagging informer, and injected Conflicts on writes. Each call is a new process's client (a
+        restarted controller starts a fresh informer); the fault stream of a user survives restarts."""
+        client: Client = LocalClient(self.server, user)
+        if user not in CONTROLLER_USERS:
+            return client
+        if self.config.informer_lag > 0:
+            client = InformerClient(client, Informer(self.server, self.clock, self.config.informer_lag))
+        if self.config.conflict_rate > 0:
+            rng = self._fault_rngs.get(user)
+            if rng is None:
+                rng = self._fault_rngs[user] = self.rng(f"faults/{user}")
+            client = ConflictInjectingClient(
+                client, self.server, user=user, rate=self.config.conflict_rate, rng=rng,
+                stats=self.fault_stats,
+            )
+        return client
 
     def _add_pool(self, pool: NodePool) -> None:
         names = [pool.name] if pool.count == 1 else [f"{pool.name}-{i}" for i in range(pool.count)]

@@ -98,6 +98,10 @@ class Kubelet:
         self._rng = cluster.rng("kubelet")
         self._pods: dict[str, PodWorker] = {}
         self._uids: dict[tuple[str, str], str] = {}
+        self._by_node: dict[str, dict[str, None]] = {}
+        """Worker uids per node, so a node event costs O(pods on that node)."""
+        self._stopped_nodes: dict[str, list[tuple[list[Timer], Timer]]] = {}
+        """Nodes whose kubelet is down, with the timers it had pending (and the lists they belong to)."""
         self._host_ips: dict[str, str] = {}
         self._pod_ips = 0
         self._stamp_second = -1
@@ -113,7 +117,7 @@ class Kubelet:
         worker = self._pods.get(self._uids.get((namespace, name), ""))
         if worker is None:
             raise ValueError(f"pod {namespace}/{name} is not running on any node")
-        if worker.done or worker.terminating:
+        if worker.done or worker.terminating or worker.node in self._stopped_nodes:
             return
         targets = (worker.containers if container is None
                    else [c for c in worker.all_containers() if c.name == container])
@@ -121,6 +125,51 @@ class Kubelet:
             if c.state == RUNNING:
                 worker.immediate.append((self._container_exited, (c, c.run_id, exit_code)))
         self._fire(worker, _noop)
+
+    def stop_node(self, node_name: str) -> None:
+        """The node's kubelet dies: every pod on it freezes where it is. Pending timers are cancelled (and
+        kept for :meth:`start_node`), nothing on the node writes pod status or deletes a pod any more, so
+        a graceful deletion is never completed here: the pod stays ``Terminating`` until something else
+        (PodGC, a force delete) removes it. Pods bound to the node later are never admitted."""
+        if node_name in self._stopped_nodes:
+            return
+        saved: list[tuple[list[Timer], Timer]] = []
+        for uid in self._by_node.get(node_name, {}):
+            worker = self._pods[uid]
+            for owner in (worker.timers, *(c.timers for c in worker.all_containers())):
+                for timer in owner:
+                    if not timer.cancelled:
+                        timer.cancel()
+                        saved.append((owner, timer))
+        self._stopped_nodes[node_name] = saved
+
+    def start_node(self, node_name: str) -> None:
+        """The kubelet comes back (its containers kept running): frozen timers resume, those already due
+        at once, and every pod on the node is re-synced (admitted if it never was, killed if it was
+        deleted meanwhile, its status rewritten, e.g. ``Ready`` again after the node controller's
+        ``MarkPodsNotReady``)."""
+        saved = self._stopped_nodes.pop(node_name, None)
+        if saved is None:
+            return
+        now = self.clock.now
+        for owner, timer in saved:
+            if timer in owner:  # else the worker dropped its timers meanwhile (made terminal, deleted)
+                owner.remove(timer)
+                owner.append(self.clock.call_at(max(timer.when, now), timer.callback, *timer.args))
+        for uid in list(self._by_node.get(node_name, {})):
+            self.clock.call_soon(self._fire, self._pods[uid], self._resync)
+
+    def _resync(self, worker: PodWorker) -> None:
+        """First sync after a kubelet restart: what the dead kubelet missed."""
+        if worker.start_time is None:
+            self._admit(worker)
+            return
+        try:
+            pod = self.client.get("Pod", worker.namespace, worker.name, readonly=True)
+        except ApiError:
+            return
+        if pod["metadata"].get("deletionTimestamp") is not None:
+            self._on_deletion(worker)
 
     # ------------------------------------------------------------------ watch
     def _on_pod(self, event: WatchEvent) -> None:
@@ -133,6 +182,7 @@ class Kubelet:
                 worker.cancel_timers()
                 worker.done = True
                 del self._pods[uid]
+                self._by_node.get(worker.node, {}).pop(uid, None)
                 key = (worker.namespace, worker.name)
                 if self._uids.get(key) == uid:
                     del self._uids[key]
@@ -162,12 +212,14 @@ class Kubelet:
         worker = PodWorker(pod, timings, jitters)
         self._pods[worker.uid] = worker
         self._uids[(worker.namespace, worker.name)] = worker.uid
+        self._by_node.setdefault(worker.node, {})[worker.uid] = None
         self.clock.call_soon(self._fire, worker, self._admit)
 
     # ------------------------------------------------------------------ step machinery
     def _fire(self, worker: PodWorker, step: Step, *args: Any) -> None:
-        """Run one step, every zero-delay step it queued, then write the status once if it changed."""
-        if worker.done:
+        """Run one step, every zero-delay step it queued, then write the status once if it changed.
+        Nothing runs for a pod whose node's kubelet is down (:meth:`stop_node`)."""
+        if worker.done or worker.node in self._stopped_nodes:
             return
         step(worker, *args)
         immediate = worker.immediate

@@ -90,3 +90,30 @@ def merge_patch(target: Any, patch: Any) -> Any:
         else:
             result[key] = merge_patch(result.get(key), value)
     return result
+
+
+def update_pod_condition(status: Obj, condition: Obj, now: str) -> bool:
+    """``UpdatePodCondition`` (``pkg/api/v1/pod/util.go``): put ``condition`` into ``status`` (appended, or
+    replacing the one of its type) with ``lastTransitionTime`` = ``now``, or the old one's when the status
+    did not change. ``status`` gets a new ``conditions`` list and no stored condition is mutated, so a
+    shallow copy of a stored status may be passed. Returns whether anything observable changed."""
+    new = {**condition, "lastTransitionTime": now}
+    conditions = list(status.get("conditions") or ())
+    status["conditions"] = conditions
+    for i, old in enumerate(conditions):
+        if old.get("type") != new.get("type"):
+            continue
+        if old.get("status") == new.get("status"):
+            new["lastTransitionTime"] = old.get("lastTransitionTime")
+        conditions[i] = new
+        fields = ("status", "reason", "message", "lastProbeTime", "lastTransitionTime")
+        return any(old.get(f) != new.get(f) for f in fields)
+    conditions.append(new)
+    return True
+
+
+def disruption_target(reason: str, message: str) -> Obj:
+    """A ``DisruptionTarget=True`` pod condition (reasons and messages verbatim from the upstream writer:
+    reference §2.10); its ``lastTransitionTime`` is set by :func:`update_pod_condition`."""
+    return {"type": "DisruptionTarget", "status": "True", "lastProbeTime": None,
+            "reason": reason, "message": message}

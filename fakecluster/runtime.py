@@ -31,11 +31,24 @@ class ReconcileStats:
 class Controller:
     """A named work queue bound to a reconcile function, driven by the virtual clock."""
 
-    def __init__(self, clock: Clock, name: str, reconcile: Reconcile, *, latency: float = 0.0) -> None:
+    def __init__(
+        self,
+        clock: Clock,
+        name: str,
+        reconcile: Reconcile,
+        *,
+        latency: float = 0.0,
+        backoff_base: float = BACKOFF_BASE,
+        backoff_max: float = BACKOFF_MAX,
+    ) -> None:
         self.clock = clock
         self.name = name
         self._reconcile = reconcile
         self.latency = latency
+        self.backoff_base = backoff_base
+        """First retry delay after an error; doubles per consecutive failure up to ``backoff_max``
+        (controllers built on client-go's own work queue, like the Job controller, use other values)."""
+        self.backoff_max = backoff_max
         self._due: dict[Hashable, Timer] = {}
         self._failures: dict[Hashable, int] = {}
         self.stats = ReconcileStats()
@@ -66,7 +79,7 @@ class Controller:
                 self.stats.last_errors.append(f"{self.clock.now:.3f}s {key}: {err.message}")
             failures = self._failures.get(key, 0)
             self._failures[key] = failures + 1
-            self.enqueue(key, after=min(BACKOFF_BASE * (2**failures), BACKOFF_MAX) - self.latency)
+            self.enqueue(key, after=min(self.backoff_base * (2**failures), self.backoff_max) - self.latency)
             return
         self._failures.pop(key, None)
         if requeue_after is not None and requeue_after >= 0:

@@ -115,6 +115,38 @@ class PodStrategy(Strategy):
         return 1 if grace < 0 else grace  # a negative grace period becomes 1
 
 
+NOT_READY_TAINT_KEY = "node.kubernetes.io/not-ready"
+UNREACHABLE_TAINT_KEY = "node.kubernetes.io/unreachable"
+DEFAULT_TOLERATION_SECONDS = 300
+"""``--default-not-ready-toleration-seconds`` / ``--default-unreachable-toleration-seconds``."""
+
+
+def default_toleration_seconds(op: str, pod: Obj, old: Obj | None) -> Obj | None:
+    """Admission plugin ``DefaultTolerationSeconds`` (``plugin/pkg/admission/defaulttolerationseconds``),
+    on pod CREATE and UPDATE (not subresources): a pod that does not already tolerate
+    ``node.kubernetes.io/not-ready:NoExecute`` (resp. ``unreachable``) gets an ``Exists`` toleration for it
+    with ``tolerationSeconds: 300``. A toleration tolerates it when its key is that key or empty and its
+    effect is ``NoExecute`` or empty, whatever its operator and seconds, exactly as upstream checks.
+    This is what lets the taint-eviction controller wait 300 s before deleting pods of a lost node."""
+    spec = pod.get("spec")
+    if not isinstance(spec, dict):
+        return None
+    tolerations = spec.get("tolerations") or []
+    if not isinstance(tolerations, list):
+        return None
+    missing = []
+    for key in (NOT_READY_TAINT_KEY, UNREACHABLE_TAINT_KEY):
+        if not any(isinstance(t, dict) and (t.get("key") or "") in (key, "")
+                   and (t.get("effect") or "") in ("NoExecute", "") for t in tolerations):
+            missing.append({"key": key, "operator": "Exists", "effect": "NoExecute",
+                            "tolerationSeconds": DEFAULT_TOLERATION_SECONDS})
+    if not missing:
+        return None
+    admitted = dict(pod)  # an UPDATE's object may share subtrees with the stored one: never mutate it
+    admitted["spec"] = dict(spec, tolerations=[*tolerations, *missing])
+    return admitted
+
+
 def _job_defaults(spec: Obj) -> None:
     """SetDefaults_Job (pkg/apis/batch/v1/defaults.go)."""
     if spec.get("completions") is None and spec.get("parallelism") is None:
@@ -316,6 +348,8 @@ def register_builtin(server: ApiServer) -> None:
     server.register(
         ResourceType("Pod", "v1", "pods", model=_model("fakecluster.api.core", "Pod"), strategy=PodStrategy())
     )
+    server.register_admission("Pod", "DefaultTolerationSeconds", mutating=default_toleration_seconds,
+                              operations=("CREATE", "UPDATE"))
     server.register(
         ResourceType(
             "Service",

@@ -25,6 +25,7 @@ from typing import Any
 
 from fakecluster.apiserver import errors
 from fakecluster.apiserver.errors import ApiError, FieldError
+from fakecluster.apiserver.eviction import evict_pod
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.selectors import Selector, as_selector
 from fakecluster.clock import Clock, parse_rfc3339, rfc3339
@@ -252,7 +253,9 @@ class ApiServer:
             raise errors.BadRequest("Object 'Kind' is missing in the request body")
         rtype = self.resource(kind)
         obj = clone(obj)
-        obj.setdefault("apiVersion", rtype.api_version)
+        version = obj.setdefault("apiVersion", rtype.api_version)
+        if version != rtype.api_version:
+            raise errors.ApiError(404, "NotFound", f'no matches for kind "{kind}" in version "{version}"')
         meta = obj.setdefault("metadata", {})
         if not isinstance(meta, dict):
             raise self._invalid(rtype, obj, [FieldError.invalid("metadata", meta, "must be an object")])
@@ -367,8 +370,11 @@ class ApiServer:
                 rtype.plural,
                 rtype.group,
                 name,
-                [FieldError.invalid("metadata.resourceVersion", _GoUint64(0),
-                                    "must be specified for an update")],
+                [
+                    FieldError.invalid(
+                        "metadata.resourceVersion", _GoUint64(0), "must be specified for an update"
+                    )
+                ],
             )
         if meta_in.get("uid") and meta_in["uid"] != old["metadata"]["uid"]:
             raise errors.Conflict(
@@ -420,8 +426,7 @@ class ApiServer:
                             FieldError.forbidden(
                                 "metadata.finalizers",
                                 "no new finalizers can be added if the object is being deleted, "
-                                "found new finalizers "
-                                + _go_string_slice(sorted(added)),
+                                "found new finalizers " + _go_string_slice(sorted(added)),
                             )
                         ],
                     )
@@ -594,6 +599,11 @@ class ApiServer:
         self._store("Pod", (namespace, name), new, old)
         self._notify("MODIFIED", "Pod", new, old)
         return new
+
+    def evict(self, namespace: str, name: str, *, grace_period_seconds: int | None = None) -> None:
+        """pods/eviction: ``DisruptionTarget`` (``EvictionByEvictionAPI``), then a graceful delete
+        (:mod:`fakecluster.apiserver.eviction`; there are no PodDisruptionBudgets here)."""
+        evict_pod(self, namespace, name, grace_period_seconds)
 
     def _should_remove(self, rtype: ResourceType, obj: Obj) -> bool:
         meta = obj["metadata"]

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.clock import EPOCH, parse_rfc3339
+from fakecluster.controllers.job_expectations import PodExpectations
 from fakecluster.controllers.job_podcontrol import remove_tracking_finalizer
 from fakecluster.controllers.job_pods import TRACKING_FINALIZER, has_tracking_finalizer
 from fakecluster.controllers.job_status import BackoffRecord, is_finished
@@ -38,6 +39,11 @@ if TYPE_CHECKING:
 JOB_CONTROLLER_NAME = "kubernetes.io/job-controller"
 """The ``spec.managedBy`` value (or absence) that makes a Job this controller's."""
 COMPONENT = "job-controller"
+DEFAULT_JOB_API_BACKOFF = 1.0
+MAX_JOB_API_BACKOFF = 60.0
+"""``DefaultJobApiBackOff``/``MaxJobApiBackOff``: a sync that fails with an API error (a Conflict on the
+status write, say) is retried after 1 s, doubling up to 1 min, for both the Job and the orphan-pod
+queue, not after controller-runtime's 5 ms."""
 
 _UNIX_NANOS_AT_EPOCH = int((EPOCH - datetime(1970, 1, 1, tzinfo=UTC)).total_seconds()) * 10**9
 
@@ -58,8 +64,10 @@ class JobController:
         self._clock = cluster.clock
         self._client = cluster.client(COMPONENT)
         self._backoff: dict[JobKey, BackoffRecord] = {}
+        self._expectations = PodExpectations(cluster.clock)
         self.controller = Controller(cluster.clock, COMPONENT, self._sync,
-                                     latency=cluster.config.job_controller_latency)
+                                     latency=cluster.config.job_controller_latency,
+                                     backoff_base=DEFAULT_JOB_API_BACKOFF, backoff_max=MAX_JOB_API_BACKOFF)
         self._client.watch("Job", self._on_job_event)
         self._client.watch("Pod", self._on_pod_event)
 
@@ -78,6 +86,7 @@ class JobController:
         job = self._get_job(namespace, name)
         if job is None:
             self._backoff.pop(key, None)
+            self._expectations.forget(key)
             return None
         spec = job.get("spec") or {}
         if _managed_elsewhere(job):
@@ -94,7 +103,8 @@ class JobController:
             self._backoff[key] = record
 
         sync = JobSync(self._client, self._clock, job, self._backoff.get(key, BackoffRecord()),
-                       save_backoff=save_backoff, record_event=self._record_event)
+                       save_backoff=save_backoff, record_event=self._record_event,
+                       expectations=self._expectations)
         return sync.run()
 
     def _sync_orphan_pod(self, namespace: str, name: str) -> None:
@@ -157,6 +167,7 @@ class JobController:
         """
         pod = event.object
         meta = pod["metadata"]
+        self._observe_expectations(event)
         if event.type == "DELETED" or meta.get("deletionTimestamp") is not None:
             if event.type == "MODIFIED" and event.old is not None \
                     and event.old["metadata"].get("resourceVersion") == meta.get("resourceVersion"):
@@ -173,6 +184,19 @@ class JobController:
                 self._enqueue_batched(meta.get("namespace", ""), ref["name"])
         elif TRACKING_FINALIZER in (meta.get("finalizers") or ()):
             self.controller.enqueue(("Pod", meta.get("namespace", ""), meta["name"]))
+
+    def _observe_expectations(self, event: WatchEvent) -> None:
+        """``CreationObserved`` on a pod's ADDED, ``DeletionObserved`` once it is terminating or gone,
+        for the Job named by its controller reference."""
+        meta = event.object["metadata"]
+        ref = controller_of(event.object)
+        if ref is None or ref.get("kind") != "Job":
+            return
+        job_key = (meta.get("namespace", ""), ref["name"])
+        if event.type == "DELETED" or meta.get("deletionTimestamp") is not None:
+            self._expectations.deletion_observed(job_key, meta["name"])
+        elif event.type == "ADDED":
+            self._expectations.creation_observed(job_key)
 
     def _on_pod_deleted(self, pod: Obj) -> None:
         meta = pod["metadata"]

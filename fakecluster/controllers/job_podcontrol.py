@@ -23,6 +23,7 @@ from fakecluster.objects import Obj
 
 if TYPE_CHECKING:
     from fakecluster.client import LocalClient
+    from fakecluster.controllers.job_expectations import PodExpectations
 
 SLOW_START_INITIAL_BATCH_SIZE = 1
 """``controller.SlowStartInitialBatchSize``."""
@@ -54,9 +55,14 @@ def remove_tracking_finalizer(client: LocalClient, namespace: str, pod: Obj) -> 
 class PodControl:
     """Pod create/delete/patch for one Job's sync."""
 
-    def __init__(self, client: LocalClient, namespace: str) -> None:
+    def __init__(self, client: LocalClient, namespace: str, *, expectations: PodExpectations | None = None,
+                 job_name: str = "") -> None:
         self._client = client
         self._namespace = namespace
+        self._expectations = expectations
+        """Told what this sync creates and deletes (``ExpectCreations``/``ExpectDeletions``) before it does,
+        and about the writes that failed, which no watch event will ever report."""
+        self._job_key = (namespace, job_name)
         self.error: ApiError | None = None
 
     def _fail(self, err: ApiError) -> None:
@@ -68,6 +74,9 @@ class PodControl:
         2, 4, ...; a batch with a failed create abandons the rest, which a later sync retries ("slow
         start", so a quota error costs one request, not hundreds). Returns how many were created."""
         created = position = 0
+        expected = count
+        if self._expectations is not None:
+            self._expectations.expect_creations(self._job_key, expected)
         batch = min(count, SLOW_START_INITIAL_BATCH_SIZE)
         while count > 0:
             failed = False
@@ -84,18 +93,25 @@ class PodControl:
             if failed:
                 break
             batch = min(2 * batch, count)
+        if self._expectations is not None and created < expected:
+            self._expectations.creation_observed(self._job_key, expected - created)
         return created
 
     def delete_pods(self, pods: list[Obj], *, keep_finalizers: bool) -> tuple[int, int]:
         """``deleteActivePods`` (``keep_finalizers``) or ``deleteJobPods``; a pod already gone counts as
         deleted. Returns (ready pods deleted, pods deleted)."""
         deleted_ready = deleted = 0
+        expectations = None if keep_finalizers else self._expectations  # deleteActivePods expects nothing
+        if expectations is not None:
+            expectations.expect_deletions(self._job_key, [p["metadata"]["name"] for p in pods])
         for pod in pods:
             try:
                 if not keep_finalizers:
                     remove_tracking_finalizer(self._client, self._namespace, pod)
                 self._client.delete("Pod", self._namespace, pod["metadata"]["name"])
             except ApiError as err:
+                if expectations is not None:
+                    expectations.deletion_observed(self._job_key, pod["metadata"]["name"])
                 if err.reason != "NotFound":
                     self._fail(err)
                     continue

@@ -13,7 +13,7 @@ Every function here only reads the pods it is given: they are the API server's s
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from fakecluster.clock import parse_rfc3339
 from fakecluster.objects import Obj, owner_reference
@@ -179,8 +179,9 @@ def match_pod_failure_policy(policy: Obj | None, pod: Obj) -> tuple[str | None, 
 
     Rules are tried in order and the first match wins; ``onExitCodes`` looks at terminated containers
     with a non-zero exit code (regular containers first, then init containers); ``onPodConditions`` at
-    pod conditions whose type and status equal a pattern. Unknown actions (``FailIndex`` without
-    ``backoffLimitPerIndex`` support here) fall through to the next rule.
+    pod conditions whose type and status equal a pattern. ``FailIndex`` counts the failure (its effect,
+    failing the index, is :func:`fakecluster.controllers.job_per_index.is_index_failed`'s); unknown
+    actions fall through to the next rule.
     """
     if not policy:
         return None, True, None
@@ -209,7 +210,7 @@ def match_pod_failure_policy(policy: Obj | None, pod: Obj) -> tuple[str | None, 
             continue
         if action == "Ignore":
             return None, False, action
-        if action == "Count":
+        if action in ("Count", "FailIndex"):
             return None, True, action
     return None, True, None
 
@@ -266,7 +267,8 @@ class PodFactory:
     the Job's template instead of copying them per pod.
     """
 
-    def __init__(self, job: Obj, indexed: bool) -> None:
+    def __init__(self, job: Obj, indexed: bool,
+                 index_annotations: Callable[[int], dict[str, str]] | None = None) -> None:
         meta = job["metadata"]
         template = job["spec"].get("template") or {}
         template_meta = template.get("metadata") or {}
@@ -286,6 +288,8 @@ class PodFactory:
                 if spec.get(group):
                     spec[group] = [_with_completion_index_env(c) for c in spec[group]]
         self._spec = spec
+        self._index_annotations = index_annotations
+        """Extra annotations per completion index (``backoffLimitPerIndex``'s failure counts)."""
 
     def pod(self, index: int = UNKNOWN_INDEX) -> Obj:
         """The pod for completion ``index`` (:data:`UNKNOWN_INDEX` for NonIndexed Jobs)."""
@@ -296,6 +300,8 @@ class PodFactory:
             value = str(index)
             labels = {**labels, COMPLETION_INDEX_KEY: value}
             annotations = {**annotations, COMPLETION_INDEX_KEY: value}
+            if self._index_annotations is not None:
+                annotations.update(self._index_annotations(index))
             spec = {**spec, "hostname": f"{self._job_name}-{index}"}
             generate_name = generate_name_with_index(self._job_name, index)
         metadata: Obj = {

@@ -24,6 +24,9 @@ SUCCESS_CRITERIA_MET = "SuccessCriteriaMet"
 # Reasons and messages.
 BACKOFF_LIMIT_EXCEEDED = ("BackoffLimitExceeded", "Job has reached the specified backoff limit")
 DEADLINE_EXCEEDED = ("DeadlineExceeded", "Job was active longer than specified deadline")
+MAX_FAILED_INDEXES_EXCEEDED = ("MaxFailedIndexesExceeded",
+                               "Job has exceeded the specified maximal number of failed indexes")
+FAILED_INDEXES = ("FailedIndexes", "Job has failed indexes")
 POD_FAILURE_POLICY = "PodFailurePolicy"
 SUCCESS_POLICY = "SuccessPolicy"
 COMPLETIONS_REACHED = ("CompletionsReached", "Reached expected number of succeeded pods")

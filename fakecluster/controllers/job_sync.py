@@ -24,6 +24,12 @@ from typing import TYPE_CHECKING
 
 from fakecluster.clock import Clock, parse_rfc3339
 from fakecluster.controllers import indexes
+from fakecluster.controllers.job_per_index import (
+    creatable_now,
+    failed_indexes,
+    pods_with_delayed_deletion,
+    replacement_annotations,
+)
 from fakecluster.controllers.job_podcontrol import PodControl
 from fakecluster.controllers.job_pods import (
     TRACKING_FINALIZER,
@@ -42,9 +48,11 @@ from fakecluster.controllers.job_status import (
     COMPLETIONS_REACHED,
     DEADLINE_EXCEEDED,
     FAILED,
+    FAILED_INDEXES,
     FAILURE_TARGET,
     JOB_RESUMED,
     JOB_SUSPENDED,
+    MAX_FAILED_INDEXES_EXCEEDED,
     POD_FAILURE_POLICY,
     SUCCESS_CRITERIA_MET,
     SUCCESS_POLICY,
@@ -59,6 +67,7 @@ from fakecluster.objects import Obj
 
 if TYPE_CHECKING:
     from fakecluster.client import LocalClient
+    from fakecluster.controllers.job_expectations import PodExpectations
 
 MAX_POD_CREATE_DELETE_PER_SYNC = 500
 SYNC_JOB_BATCH_PERIOD = 1.0
@@ -69,7 +78,8 @@ class JobSync(StatusTracking):
     """State and steps of a single ``syncJob`` call. Create, :meth:`run`, discard."""
 
     def __init__(self, client: LocalClient, clock: Clock, job: Obj, backoff: BackoffRecord, *,
-                 save_backoff: BackoffSaver, record_event: EventRecorder) -> None:
+                 save_backoff: BackoffSaver, record_event: EventRecorder,
+                 expectations: PodExpectations | None = None) -> None:
         self._client = client
         self._clock = clock
         self._save_backoff = save_backoff
@@ -89,10 +99,21 @@ class JobSync(StatusTracking):
         self.failure_policy: Obj | None = self.spec.get("podFailurePolicy")
         self.only_replace_failed = (self.spec.get("podReplacementPolicy") == "Failed"
                                     or self.failure_policy is not None)
+        self.per_index_limit: int | None = self.spec.get("backoffLimitPerIndex") if self.indexed else None
+        """``backoffLimitPerIndex`` (Indexed only, as validation demands); None: the Job-wide limit only."""
+        self.failed_indexes: indexes.Intervals | None = None
+        self.failed_tracked: list[tuple[int, Obj]] = []
+        """Failed pods (valid index, tracking finalizer on), collected only with ``backoffLimitPerIndex``."""
+        self.delayed: dict[int, Obj] = {}
+        """``podsWithDelayedDeletionPerIndex``: index → last failed pod, kept until it is replaced."""
         self.stored_status: Obj = job.get("status") or {}
         self.backoff = backoff
         self.requeue: float | None = None
-        self._pods = PodControl(client, self.namespace)
+        self._pods = PodControl(client, self.namespace, expectations=expectations, job_name=self.name)
+        self.expectations_satisfied = (expectations is None
+                                       or expectations.satisfied((self.namespace, self.name)))
+        """``satisfiedExpectations``: while pod writes of an earlier sync are not yet observed, skip
+        ``manageJob`` (only track status), so a lagging pod cache cannot cause double creates/deletes."""
         self.finished_condition: Obj | None = None
 
     # ------------------------------------------------------------------ syncJob
@@ -153,6 +174,8 @@ class JobSync(StatusTracking):
         new_succeeded: list[Obj] = []
         new_failed: list[Obj] = []
         succeeded_ix: set[int] = set()
+        per_index = self.per_index_limit is not None
+        failed_tracked: list[tuple[int, Obj]] = []
         ready = restarts = 0
         self.fail_job_message: str | None = None
         for pod in pods:
@@ -183,6 +206,8 @@ class JobSync(StatusTracking):
             tracked.append((ix, pod))
             if indexed and not 0 <= ix < completions:
                 continue
+            if failed and per_index:
+                failed_tracked.append((ix, pod))
             if phase == "Succeeded":
                 if indexed:
                     succeeded_ix.add(ix)
@@ -204,6 +229,10 @@ class JobSync(StatusTracking):
             self.succeeded_indexes = indexes.with_ordered_indexes(self.prev_succeeded_indexes,
                                                                   sorted(succeeded_ix))
             self.succeeded = indexes.total(self.succeeded_indexes)
+            if self.per_index_limit is not None:
+                self.failed_tracked = failed_tracked
+                self.failed_indexes = failed_indexes(stored.get("failedIndexes"), completions, failed_tracked,
+                                                     policy, self.per_index_limit)
         if new_failed:
             self.backoff = self.backoff.advanced([finished_time(p) for p in new_succeeded],
                                                  [finished_time(p) for p in new_failed])
@@ -241,12 +270,32 @@ class JobSync(StatusTracking):
                                                                 now)
                     else:
                         self._requeue_after(left)
+        if self.failed_indexes is not None:
+            self._evaluate_failed_indexes(self.failed_indexes)
         if self.indexed and self.finished_condition is None:
             message = indexes.match_success_policy(self.spec.get("successPolicy"), self.completions or 0,
                                                    self.succeeded_indexes)
             if message is not None:
                 self.finished_condition = new_condition(SUCCESS_CRITERIA_MET, "True", SUCCESS_POLICY, message,
                                                         now)
+
+    def _evaluate_failed_indexes(self, failed: indexes.Intervals) -> None:
+        """With ``backoffLimitPerIndex``: fail the Job once more indexes failed than ``maxFailedIndexes``
+        allows, or once every index finished and one of them failed; then pick each unfinished index's
+        last failed pod, whose finalizer waits for its replacement."""
+        if self.finished_condition is None:
+            failed_total = indexes.total(failed)
+            finished_total = failed_total + indexes.total(self.succeeded_indexes)
+            max_failed = self.spec.get("maxFailedIndexes")
+            reason: tuple[str, str] | None = None
+            if max_failed is not None and failed_total > max_failed:
+                reason = MAX_FAILED_INDEXES_EXCEEDED
+            elif failed_total > 0 and finished_total >= (self.completions or 0):
+                reason = FAILED_INDEXES
+            if reason is not None:
+                self.finished_condition = new_condition(FAILURE_TARGET, "True", *reason, self.now)
+        self.delayed = pods_with_delayed_deletion(self.failed_tracked, self.succeeded_indexes, failed,
+                                                  _valid(self.active_indexes))
 
     def _past_backoff_limit_on_failure(self) -> bool:
         """``pastBackoffLimitOnFailure``: with ``restartPolicy: OnFailure`` pods restart in place, so
@@ -261,7 +310,7 @@ class JobSync(StatusTracking):
         """``manageJob`` unless the Job is being deleted, then the completion check and the Suspended
         condition. Returns whether the Suspended condition changed."""
         manage_called = False
-        if not self.deleting:
+        if not self.deleting and self.expectations_satisfied:
             self.active = self._manage_job()
             manage_called = True
         if self.completions is None:
@@ -302,7 +351,8 @@ class JobSync(StatusTracking):
         diff = want - (self.terminating if self.only_replace_failed else 0) - active
         if diff <= 0:
             return active
-        remaining = self.backoff.remaining(self._clock.now)
+        per_index = self.per_index_limit is not None
+        remaining = 0.0 if per_index else self.backoff.remaining(self._clock.now)
         if remaining > 0:
             self._requeue_after(max(remaining, SYNC_JOB_BATCH_PERIOD))
             return active
@@ -312,9 +362,20 @@ class JobSync(StatusTracking):
             non_pending = indexes.with_ordered_indexes(self.succeeded_indexes, _valid(self.active_indexes))
             if self.only_replace_failed:
                 non_pending = indexes.with_ordered_indexes(non_pending, _valid(self.terminating_indexes))
+            if self.failed_indexes is not None:
+                non_pending = indexes.merge(non_pending, self.failed_indexes)
             pending = indexes.first_pending_indexes(non_pending, diff, self.completions or 0)
+            if per_index:
+                pending, remaining = creatable_now(pending, self.delayed, self._clock.now)
+                if remaining > 0:
+                    self._requeue_after(max(remaining, SYNC_JOB_BATCH_PERIOD))
+                    return active
             diff = len(pending)
-        return active + self._pods.create_pods(PodFactory(self.job, self.indexed), diff, pending)
+        factory = PodFactory(self.job, self.indexed, self._index_failure_counts if per_index else None)
+        return active + self._pods.create_pods(factory, diff, pending)
+
+    def _index_failure_counts(self, index: int) -> dict[str, str]:
+        return replacement_annotations(self.failure_policy, self.delayed.get(index))
 
     def _pods_for_removal(self, at_least: int) -> list[Obj]:
         indexes_ = self.active_indexes if self.indexed else None

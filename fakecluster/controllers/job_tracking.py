@@ -67,6 +67,8 @@ class StatusTracking:
     uncounted_failed: set[str]
     prev_succeeded_indexes: indexes.Intervals
     succeeded_indexes: indexes.Intervals
+    failed_indexes: indexes.Intervals | None
+    delayed: dict[int, Obj]
     finished_condition: Obj | None
     terminating: int
     backoff: BackoffRecord
@@ -89,11 +91,14 @@ class StatusTracking:
         to_remove: list[Obj] = []
         new_indexes: list[int] = []
         reached_max = False
+        delayed = self.delayed
         for ix, pod in tracked:
             uid = pod["metadata"]["uid"]
             phase = (pod.get("status") or {}).get("phase")
             failed = is_pod_failed(pod, self.only_replace_failed)
             if not (remove_all or phase == "Succeeded" or failed):
+                continue
+            if delayed and not remove_all and phase != "Succeeded" and _is_delayed(delayed, ix, uid):
                 continue
             to_remove.append(pod)
             valid = not indexed or 0 <= ix < completions
@@ -119,6 +124,10 @@ class StatusTracking:
             needs_flush = needs_flush or text != status.get("completedIndexes", "")
             status["succeeded"] = indexes.total(self.succeeded_indexes)
             status["completedIndexes"] = text
+            failed_text = None if self.failed_indexes is None else indexes.format_indexes(self.failed_indexes)
+            if failed_text != status.get("failedIndexes"):
+                status["failedIndexes"] = failed_text
+                needs_flush = True
         needs_flush = self._stage_interim_condition() or needs_flush
 
         if needs_flush:
@@ -202,6 +211,13 @@ class StatusTracking:
         })
         self.rv = updated["metadata"]["resourceVersion"]
         self.stored_status = updated.get("status") or {}
+
+
+def _is_delayed(delayed: dict[int, Obj], index: int, uid: str) -> bool:
+    """``canRemoveFinalizer``'s per-index clause: the pod is its index's last failure, whose finalizer
+    waits until a replacement carrying its failure count exists."""
+    pod = delayed.get(index)
+    return pod is not None and pod["metadata"]["uid"] == uid
 
 
 def _count_uncounted_without_finalizer(status: Obj, with_finalizer: set[str]) -> bool:

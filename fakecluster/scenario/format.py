@@ -37,16 +37,18 @@ from fakecluster.scenario.errors import FieldProblem, nearest_line
 from fakecluster.scenario.milestones import Milestone, PodRef, parse_milestone, parse_pod_ref
 
 __all__ = [
-    "NEVER", "UNSUPPORTED_ACTIONS", "Action", "ClusterSpec", "Count", "EventsCheck", "ExitSpec",
-    "Expectation", "FailNode", "FailPod", "Latency", "NodePool", "ObjectTarget", "Patch", "PodIdentity",
-    "PodMatch",
+    "NEVER", "RESTARTABLE_CONTROLLERS", "UNSUPPORTED_ACTIONS", "Action", "ClusterSpec", "Count",
+    "EventsCheck", "ExitSpec", "Expectation", "FailNode", "FailPod", "Faults", "Latency", "NodePool",
+    "ObjectTarget", "Patch", "PodIdentity", "PodMatch",
     "PodRule", "PodTarget", "Rejected", "ResolvedPodRule", "Scenario", "StateCheck", "Taint",
     "resolve_pod_rule",
 ]  # fmt: skip
 
 NEVER = math.inf
-UNSUPPORTED_ACTIONS = frozenset({"evictPod", "failNode", "restartController"})
+UNSUPPORTED_ACTIONS = frozenset({"evictPod", "failNode"})
 """Verbs the format reserves but this release cannot play yet; a scenario using one fails at load."""
+RESTARTABLE_CONTROLLERS = ("jobset",)
+"""What ``restartController`` may name: the workload's controller (the built-in ones have no restart)."""
 
 
 def _duration_or_never(value: object) -> float:
@@ -57,6 +59,22 @@ def _quantity(value: object) -> str:
     """Kubernetes quantities are strings on the wire; YAML ``cpu: 8`` is accepted as ``"8"``."""
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise ValueError(f"expected a quantity such as '8', '500m' or '32Gi', got {value!r}")
+    return str(value)
+
+
+def _rate(value: object) -> float:
+    """A fraction: a number within [0, 1] (a YAML ``0.1``); anything else names the allowed range."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        raise ValueError(f"expected a number within [0, 1], got {value!r}")
+    if not 0 <= value <= 1:
+        raise ValueError(f"must be within [0, 1], got {value!r}")
+    return float(value)
+
+
+def _controller_name(value: object) -> str:
+    if value not in RESTARTABLE_CONTROLLERS:
+        valid = ", ".join(RESTARTABLE_CONTROLLERS)
+        raise ValueError(f"unknown controller {value!r}: restartController takes one of: {valid}")
     return str(value)
 
 
@@ -78,6 +96,8 @@ Quantity = Annotated[str, PlainValidator(_quantity)]
 MilestoneField = Annotated[Milestone, PlainValidator(parse_milestone), PlainSerializer(str)]
 PodRefField = Annotated[PodRef, PlainValidator(parse_pod_ref), PlainSerializer(str)]
 JobSetName = Annotated[str | None, PlainValidator(_jobset_name)]
+Rate = Annotated[float, PlainValidator(_rate)]
+ControllerName = Annotated[str, PlainValidator(_controller_name)]
 
 
 class _Model(BaseModel):
@@ -137,12 +157,22 @@ class Latency(_Model):
     garbage_collector: Duration = 0.0
 
 
+class Faults(_Model):
+    """Faults injected into the controllers' API calls (``fakecluster.faults``); all default to none."""
+
+    conflict_rate: Rate = 0.0
+    """Fraction of the controllers' update/update_status/patch calls that fail with 409 Conflict."""
+
+
 class ClusterSpec(_Model):
     """``nodes: None`` means the default: one node pool that fits every pod."""
 
     nodes: list[NodePool] | None = None
     feature_gates: dict[str, Bool] = Field(default_factory=dict)
     latency: Latency = Field(default_factory=Latency)
+    faults: Faults = Field(default_factory=Faults)
+    informer_lag: Duration = 0.0
+    """How far the controllers' informer caches (their reads and watch events) trail the API server."""
 
     @model_validator(mode="after")
     def _unique_node_names(self) -> ClusterSpec:
@@ -319,7 +349,7 @@ class Action(_Model):
     fail_node: FailNode | None = None
     patch: Patch | None = None
     delete: ObjectTarget | None = None
-    restart_controller: str | None = None
+    restart_controller: ControllerName | None = None
 
     @model_validator(mode="after")
     def _one_trigger_one_verb(self) -> Action:
@@ -483,6 +513,21 @@ class Scenario(_Model):
                 raise FieldProblem(f"JobSet name '{name}' is used twice", f"jobsets[{i}].metadata.name")
             if isinstance(name, str):
                 seen.add(name)
+        return self
+
+    @model_validator(mode="after")
+    def _fail_node_names_a_declared_node(self) -> Scenario:
+        """With ``cluster.nodes`` declared, every node name is known at load; without, the default
+        node's name is an implementation detail, so an unknown name is an action error at run time."""
+        if self.cluster.nodes is None:
+            return self
+        known = [n for pool in self.cluster.nodes for n in pool.node_names()]
+        for i, action in enumerate(self.actions):
+            if action.fail_node is not None and action.fail_node.node not in known:
+                raise FieldProblem(
+                    f"no node named '{action.fail_node.node}' (nodes: {', '.join(known) or 'none'})",
+                    f"actions[{i}].failNode.node",
+                )
         return self
 
     def manifests(self) -> list[dict[str, Any]]:

@@ -168,6 +168,8 @@ class ScenarioRun:
             job_controller_latency=latency.job_controller,
             scheduler_latency=latency.scheduler,
             gc_latency=latency.garbage_collector,
+            conflict_rate=self.scenario.cluster.faults.conflict_rate,
+            informer_lag=self.scenario.cluster.informer_lag,
         )
         if self.scenario.cluster.nodes is not None:
             config.nodes = [
@@ -387,6 +389,17 @@ class ScenarioRun:
                 action.delete.name,
                 propagation_policy="Background",
             )
+        elif verb == "restartController":
+            # The only valid value is the workload's controller (the format refuses any other name).
+            self.controller = self.plugin.restart_controller(self.cluster, self.controller)
+        elif verb == "evictPod":
+            assert action.evict_pod is not None
+            pod = self._find_pod(action.evict_pod.pod)
+            self.client.evict(pod["metadata"]["namespace"], pod["metadata"]["name"])  # type: ignore[attr-defined]
+        elif verb == "failNode":
+            assert action.fail_node is not None
+            node = self.cluster.server.get("Node", "", action.fail_node.node)  # NotFound: an action error
+            self.cluster.node_lifecycle.fail_node(node["metadata"]["name"])  # type: ignore[attr-defined]
 
     def _kind(self, kind: str) -> str:
         return self.plugin.kind if kind == "JobSet" else kind

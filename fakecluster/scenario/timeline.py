@@ -254,8 +254,9 @@ def render_failure(
     lines = [
         f"{where}scenario '{scenario.name}' failed (seed {result.seed}; run ended at "
         f"{format_seconds(result.virtual_end)} after {len(result.trace)} trace events)",
-        f"{len(failures)} failed expectation{'s' if len(failures) != 1 else ''}:",
     ]
+    if failures:
+        lines.append(f"{len(failures)} failed expectation{'s' if len(failures) != 1 else ''}:")
     lines.extend(f"  - {f.summary}" for f in failures)
     if result.rejection is not None:
         lines.append(f"manifest rejected: {' '.join(result.rejection.split())}")

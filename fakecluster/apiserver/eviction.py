@@ -1,0 +1,36 @@
+"""The ``pods/eviction`` subresource: ``EvictionREST.Create`` (``pkg/registry/core/pod/storage/eviction.go``).
+
+There are no PodDisruptionBudgets in the fake cluster, so every eviction is allowed (upstream's
+``len(pdbs) == 0`` branch, and ``canIgnorePDB`` for pending, terminal and terminating pods). Both branches
+end in ``addConditionAndDeletePod``: a status write adding ``DisruptionTarget=True`` (reason
+``EvictionByEvictionAPI``, message ``Eviction API: evicting``, reference §2.10) to the *latest* pod, then
+an ordinary DELETE with the eviction's delete options, so a running pod is deleted gracefully with its
+own ``terminationGracePeriodSeconds`` unless the caller gives one. Since PodDisruptionConditions (on by
+default from 1.26, GA 1.31) the condition is added to terminal pods as well: the old "terminal pods are
+deleted directly" path only survives as a comment upstream. Two writes, two watch events, as upstream.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fakecluster.objects import disruption_target, update_pod_condition
+
+if TYPE_CHECKING:
+    from fakecluster.apiserver.server import ApiServer
+
+EVICTION_REASON = "EvictionByEvictionAPI"
+EVICTION_MESSAGE = "Eviction API: evicting"
+
+
+def evict_pod(server: ApiServer, namespace: str, name: str, grace_period_seconds: int | None = None) -> None:
+    """Evict one pod; NotFound if it does not exist. ``grace_period_seconds`` is the eviction's
+    ``deleteOptions.gracePeriodSeconds`` (None: the pod's own)."""
+    pod = server.get("Pod", namespace, name)
+    status = dict(pod.get("status") or {})
+    if update_pod_condition(status, disruption_target(EVICTION_REASON, EVICTION_MESSAGE),
+                            server.clock.timestamp()):
+        update = dict(pod)
+        update["status"] = status
+        server.update(update, subresource="status")
+    server.delete("Pod", namespace, name, grace_period_seconds=grace_period_seconds)
