@@ -236,11 +236,13 @@ class ScenarioRun:
         expects_rejection = any(e.kind == "rejected" for e in self.scenario.expect)
         for i, manifest in enumerate(self.manifests):
             try:
-                self.client.create(manifest)
+                created = self.client.create(manifest, readonly=True)
             except ApiError as err:
                 if not expects_rejection:
                     raise self._rejected(i, err) from None
                 self.rejections.append(err.message)
+            else:
+                self._adopt_generated_name(manifest, created)
         snapshots: dict[float, Snapshot] = {}
         until = self.scenario.until
         for t in self.scenario.snapshot_times():
@@ -302,6 +304,15 @@ class ScenarioRun:
             field_path=field_path,
             line=self.scenario.line_of(field_path),
         )
+
+    def _adopt_generated_name(self, manifest: Obj, created: Obj) -> None:
+        """A ``generateName`` JobSet is known by its prefix until the API server names it; from then on
+        milestones, pod references and checks address the real name."""
+        name = created["metadata"]["name"]
+        key, _ = self.plugin.shapes(manifest)
+        if key != name and key in self.shapes:
+            self.shapes[name] = self.shapes.pop(key)
+            self.namespaces[name] = self.namespaces.pop(key)
 
     def _rejected(self, index: int, err: ApiError) -> ScenarioError:
         """An unexpected rejection is bad input: one line naming the file, the manifest and the reason."""
