@@ -15,8 +15,9 @@ case) match identically; RE2-only syntax fails to compile here and is skipped as
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
+
+import re2
 
 from fakecluster.clock import parse_rfc3339
 from fakecluster.objects import Obj
@@ -107,13 +108,21 @@ def rule_is_applicable(rule: Obj, failed_job: Obj, reason: str, message: str) ->
     return not targets or parent in targets
 
 
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # an invalid pattern is skipped silently here, logged upstream
+
+
 def any_match_found(patterns: list[str], message: str) -> bool:
-    """``anyMatchFound``: ``regexp.MatchString`` is an unanchored search; invalid patterns are skipped."""
+    """``anyMatchFound``: ``regexp.MatchString`` is an unanchored search; invalid patterns are skipped.
+
+    Go's ``regexp`` is RE2, so we match with RE2 too (google-re2): POSIX classes such as ``[[:digit:]]``
+    work and Perl-only syntax such as lookahead is invalid, exactly as upstream.
+    """
     for pattern in patterns:
         try:
-            if re.search(pattern, message):
+            if re2.compile(pattern, _RE2_OPTIONS).search(message) is not None:
                 return True
-        except re.error:
+        except re2.error:
             continue
     return False
 
