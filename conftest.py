@@ -1,3 +1,13 @@
-"""Root conftest: every ``scenarios/**/*.yaml`` becomes a pytest item through the scenario plugin."""
+"""Root conftest: every ``scenarios/**/*.yaml`` becomes a pytest item through the scenario plugin.
+
+Hypothesis runs derandomized and without per-example deadlines: the suite must give the same verdict on
+every run and machine (a property test's examples come from a fixed seed), and wall-clock deadlines would
+make verdicts depend on machine load, which is exactly what this project refuses to do.
+"""
+
+from hypothesis import settings
 
 pytest_plugins = ["fakecluster.pytest_plugin"]
+
+settings.register_profile("fakecluster", deadline=None, derandomize=True, print_blob=True)
+settings.load_profile("fakecluster")

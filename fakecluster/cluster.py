@@ -69,6 +69,8 @@ class Cluster:
         from fakecluster.controllers.job import JobController
         from fakecluster.controllers.ttl_after_finished import TTLAfterFinishedController
         from fakecluster.kubelet import Kubelet
+        from fakecluster.node_lifecycle import NodeLifecycleController
+        from fakecluster.podgc import PodGC
         from fakecluster.scheduler import Scheduler
 
         self.seed = seed
@@ -84,6 +86,8 @@ class Cluster:
         self.scheduler = Scheduler(self)
         self.kubelet = Kubelet(self)
         self.job_controller = JobController(self)
+        self.node_lifecycle = NodeLifecycleController(self)
+        self.pod_gc = PodGC(self)
         self.ttl_after_finished_controller = TTLAfterFinishedController(self)
 
     def rng(self, component: str) -> random.Random:

@@ -151,13 +151,13 @@ class Kubelet:
         saved = self._stopped_nodes.pop(node_name, None)
         if saved is None:
             return
+        for uid in list(self._by_node.get(node_name, {})):  # first: a missed deletion beats a due exit
+            self.clock.call_soon(self._fire, self._pods[uid], self._resync)
         now = self.clock.now
         for owner, timer in saved:
             if timer in owner:  # else the worker dropped its timers meanwhile (made terminal, deleted)
                 owner.remove(timer)
                 owner.append(self.clock.call_at(max(timer.when, now), timer.callback, *timer.args))
-        for uid in list(self._by_node.get(node_name, {})):
-            self.clock.call_soon(self._fire, self._pods[uid], self._resync)
 
     def _resync(self, worker: PodWorker) -> None:
         """First sync after a kubelet restart: what the dead kubelet missed."""

@@ -85,9 +85,9 @@ BAD: dict[str, tuple[str, str]] = {
         "expect[0].never: milestone 'first w pods Exploded': unknown pod event",
     ),
     "unknown-verb": (_scenario(actions="  - at: 5s\n    reboot: js\n"), "actions[0].reboot: unknown key"),
-    "evictpod": (
-        _scenario(actions="  - at: 5s\n    evictPod: {pod: 'w[0/0]'}\n"),
-        "actions[0].evictPod: action 'evictPod' is not supported yet",
+    "unknown-controller": (
+        _scenario(actions="  - at: 5s\n    restartController: kubelet\n"),
+        "actions[0].restartController: unknown controller 'kubelet'",
     ),
     "missing-manifest-file": (
         "jobset: {file: manifests/nowhere.yaml}\nexpect:\n  - happens: jobset Completed\n",

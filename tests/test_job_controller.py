@@ -25,7 +25,7 @@ from fakecluster.clock import Clock, rfc3339
 from fakecluster.cluster import Cluster, ClusterConfig
 from fakecluster.controllers.indexes import format_indexes, parse_indexes
 from fakecluster.controllers.job import JobController
-from fakecluster.objects import Obj
+from fakecluster.objects import Obj, owner_reference
 
 NS = "default"
 TRACKING = "batch.kubernetes.io/job-tracking"
@@ -95,6 +95,34 @@ class Harness:
         [pod] = [p for p in self.pods(job) if p["metadata"]["labels"].get(INDEX_KEY) == str(index)
                  and p["metadata"].get("deletionTimestamp") is None]
         return pod
+
+    def add_pod(self, job: Obj, name: str, phase: str, *, index: int | None = None,
+                annotations: dict[str, str] | None = None, exit_code: int | None = None,
+                container: str = "c", restarts: int = 0, finished_at: float = 0.0) -> None:
+        """A pod of ``job`` made by hand, as upstream's ``buildPod()...trackingFinalizer()``: a terminated
+        one finished at ``finished_at``, a Running one is bound to the node."""
+        meta = job["metadata"]
+        annotations = dict(annotations or {})
+        labels = {"batch.kubernetes.io/job-name": meta["name"], "controller-uid": meta["uid"],
+                  "batch.kubernetes.io/controller-uid": meta["uid"]}
+        if index is not None:
+            annotations[INDEX_KEY] = labels[INDEX_KEY] = str(index)
+        self.api.create({"apiVersion": "v1", "kind": "Pod", "metadata": {
+            "name": name, "namespace": NS, "annotations": annotations, "finalizers": [TRACKING],
+            "labels": labels, "ownerReferences": [owner_reference(job)],
+        }, "spec": {"restartPolicy": job["spec"]["template"]["spec"]["restartPolicy"],
+                    "containers": [{"name": container, "image": "busybox"}]}})
+        if phase == "Running":
+            self.server.bind(NS, name, "node")
+        state: Obj = {"waiting": {"reason": "ContainerCreating"}}
+        if phase in ("Succeeded", "Failed"):
+            code = (0 if phase == "Succeeded" else 1) if exit_code is None else exit_code
+            at = ts(finished_at)
+            state = {"terminated": {"exitCode": code, "finishedAt": at, "startedAt": at}}
+        elif phase == "Running":
+            state = {"running": {"startedAt": self.clock.timestamp()}}
+        self._set_status(name, {"phase": phase, "containerStatuses": [
+            {"name": container, "ready": False, "restartCount": restarts, "state": state}]})
 
     # ------------------------------------------------------------------ pod phases, by hand
     def _set_status(self, name: str, status: Obj) -> None:

@@ -4,12 +4,17 @@
 methods follow the upstream functions of the same names: :meth:`_observe` (``getPodsForJob`` and the
 counting at the top of ``syncJob``), :meth:`_evaluate_finish` (the terminal-condition cascade),
 :meth:`_manage_job` (``manageJob``), :meth:`_track_status` (``trackJobStatusAndRemoveFinalizers``,
-``flushUncountedAndRemoveFinalizers``, ``enactJobFinished``).
+``flushUncountedAndRemoveFinalizers``, ``enactJobFinished``). With ``backoffLimitPerIndex`` the
+per-index accounting of :mod:`fakecluster.controllers.job_per_index` joins in: failed indexes are
+evaluated after the active deadline, the Job-wide pod-failure back-off gives way to the per-index one,
+and each unfinished index's last failed pod keeps its finalizer until it has been replaced.
 
 Deliberate differences from upstream:
 
-- No ``ControllerExpectations``/``finalizerExpectations``: every write is visible to the next read at
-  once, which is exactly the state expectations exist to wait for.
+- Pod creation/deletion expectations (:mod:`fakecluster.controllers.job_expectations`) are kept, since
+  with ``informerLag`` the pod cache trails the writes; ``finalizerExpectations`` are not: the informer
+  cache is one consistent snapshot, so a Job status read with the finalizer removals' effects always
+  comes with the pods that show them, and a stale Job status write is a Conflict anyway.
 - No adoption/release of pods by selector (``PodControllerRefManager``): pods are listed through the
   owner index and kept if this Job is their controller. Nothing here creates orphans that match a
   Job's generated ``controller-uid`` selector, so adoption would never happen anyway.
@@ -295,7 +300,7 @@ class JobSync(StatusTracking):
             if reason is not None:
                 self.finished_condition = new_condition(FAILURE_TARGET, "True", *reason, self.now)
         self.delayed = pods_with_delayed_deletion(self.failed_tracked, self.succeeded_indexes, failed,
-                                                  _valid(self.active_indexes))
+                                                  self.active_indexes)
 
     def _past_backoff_limit_on_failure(self) -> bool:
         """``pastBackoffLimitOnFailure``: with ``restartPolicy: OnFailure`` pods restart in place, so

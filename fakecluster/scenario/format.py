@@ -45,7 +45,7 @@ __all__ = [
 ]  # fmt: skip
 
 NEVER = math.inf
-UNSUPPORTED_ACTIONS = frozenset({"evictPod", "failNode"})
+UNSUPPORTED_ACTIONS: frozenset[str] = frozenset()
 """Verbs the format reserves but this release cannot play yet; a scenario using one fails at load."""
 RESTARTABLE_CONTROLLERS = ("jobset",)
 """What ``restartController`` may name: the workload's controller (the built-in ones have no restart)."""

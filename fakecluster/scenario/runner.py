@@ -406,11 +406,10 @@ class ScenarioRun:
         elif verb == "evictPod":
             assert action.evict_pod is not None
             pod = self._find_pod(action.evict_pod.pod)
-            self.client.evict(pod["metadata"]["namespace"], pod["metadata"]["name"])  # type: ignore[attr-defined]
+            self.client.evict(pod["metadata"]["namespace"], pod["metadata"]["name"])
         elif verb == "failNode":
             assert action.fail_node is not None
-            node = self.cluster.server.get("Node", "", action.fail_node.node)  # NotFound: an action error
-            self.cluster.node_lifecycle.fail_node(node["metadata"]["name"])  # type: ignore[attr-defined]
+            self.cluster.node_lifecycle.fail_node(action.fail_node.node)  # unknown node: NotFound
 
     def _kind(self, kind: str) -> str:
         return self.plugin.kind if kind == "JobSet" else kind

@@ -96,8 +96,12 @@ class JobSetController:
         return self._gate(features.RESTART_JOB)
 
     def stop(self) -> None:
-        """Drop queued work; used to emulate a controller crash before a restart."""
+        """Drop queued work and the client's informer cache, if it has one: used to emulate a controller
+        crash before a restart (the process's memory, cache included, is gone)."""
         self.controller.stop()
+        stop_client = getattr(self.client, "stop", None)
+        if callable(stop_client):
+            stop_client()
 
     # ------------------------------------------------------------------ watches
     def _on_jobset(self, event: WatchEvent) -> None:
