@@ -29,7 +29,7 @@ from fakecluster.controllers.job_expectations import PodExpectations
 from fakecluster.controllers.job_podcontrol import remove_tracking_finalizer
 from fakecluster.controllers.job_pods import TRACKING_FINALIZER, has_tracking_finalizer
 from fakecluster.controllers.job_status import BackoffRecord, is_finished
-from fakecluster.controllers.job_sync import SYNC_JOB_BATCH_PERIOD, JobSync
+from fakecluster.controllers.job_sync import SYNC_JOB_BATCH_PERIOD, JobSync, PodFacts
 from fakecluster.objects import Obj, controller_of
 from fakecluster.runtime import Controller
 
@@ -65,6 +65,8 @@ class JobController:
         self._client = cluster.client(COMPONENT)
         self._backoff: dict[JobKey, BackoffRecord] = {}
         self._expectations = PodExpectations(cluster.clock)
+        self._pod_facts: dict[str, tuple[Obj, PodFacts]] = {}
+        """Per pod uid: the last pod object seen by a sync and what it derived from it (see pod_facts)."""
         self.controller = Controller(cluster.clock, COMPONENT, self._sync,
                                      latency=cluster.config.job_controller_latency,
                                      backoff_base=DEFAULT_JOB_API_BACKOFF, backoff_max=MAX_JOB_API_BACKOFF)
@@ -104,7 +106,7 @@ class JobController:
 
         sync = JobSync(self._client, self._clock, job, self._backoff.get(key, BackoffRecord()),
                        save_backoff=save_backoff, record_event=self._record_event,
-                       expectations=self._expectations)
+                       expectations=self._expectations, pod_facts=self._pod_facts)
         return sync.run()
 
     def _sync_orphan_pod(self, namespace: str, name: str) -> None:
@@ -167,6 +169,8 @@ class JobController:
         """
         pod = event.object
         meta = pod["metadata"]
+        if event.type == "DELETED":
+            self._pod_facts.pop(meta["uid"], None)
         self._observe_expectations(event)
         if event.type == "DELETED" or meta.get("deletionTimestamp") is not None:
             if event.type == "MODIFIED" and event.old is not None \

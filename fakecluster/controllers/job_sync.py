@@ -79,13 +79,40 @@ SYNC_JOB_BATCH_PERIOD = 1.0
 """``syncJobBatchPeriod``; also the floor of a back-off requeue (``enqueueSyncJobWithDelay``)."""
 
 
+PodFacts = tuple[bool, str | None, bool, int, bool, int, bool]
+"""What one sync needs from a pod: controlled by the Job, phase, terminating, completion index, Ready,
+Σ restartCount, carries the tracking finalizer."""
+
+
+def pod_facts(pod: Obj, job_uid: str, indexed: bool) -> PodFacts:
+    """Derive a pod version's :data:`PodFacts`. Stored objects never change (copy-on-write), so the
+    controller memoizes this per pod *object*: a Job syncs many times per pod version, and this pass is
+    the per-pod cost of every sync."""
+    meta = pod["metadata"]
+    refs = meta.get("ownerReferences")
+    usual = bool(refs) and refs[0].get("uid") == job_uid and refs[0].get("controller")
+    controlled = bool(usual) or is_controlled_by(pod, job_uid)
+    phase = (pod.get("status") or {}).get("phase")
+    return (
+        controlled,
+        phase,
+        meta.get("deletionTimestamp") is not None,
+        completion_index(pod) if indexed else UNKNOWN_INDEX,
+        is_pod_ready(pod),
+        restart_count(pod),
+        TRACKING_FINALIZER in (meta.get("finalizers") or ()),
+    )
+
+
 class JobSync(StatusTracking):
     """State and steps of a single ``syncJob`` call. Create, :meth:`run`, discard."""
 
     def __init__(self, client: LocalClient, clock: Clock, job: Obj, backoff: BackoffRecord, *,
                  save_backoff: BackoffSaver, record_event: EventRecorder,
-                 expectations: PodExpectations | None = None) -> None:
+                 expectations: PodExpectations | None = None,
+                 pod_facts: dict[str, tuple[Obj, PodFacts]] | None = None) -> None:
         self._client = client
+        self._pod_facts = pod_facts if pod_facts is not None else {}
         self._clock = clock
         self._save_backoff = save_backoff
         self._record_event = record_event
@@ -183,15 +210,18 @@ class JobSync(StatusTracking):
         failed_tracked: list[tuple[int, Obj]] = []
         ready = restarts = 0
         self.fail_job_message: str | None = None
+        memo = self._pod_facts
         for pod in pods:
             meta = pod["metadata"]
-            refs = meta.get("ownerReferences")
-            usual = bool(refs) and refs[0].get("uid") == uid and refs[0].get("controller")
-            if not usual and not is_controlled_by(pod, uid):  # the owner index also lists plain refs
+            hit = memo.get(meta["uid"])
+            if hit is not None and hit[0] is pod:
+                facts = hit[1]
+            else:
+                facts = pod_facts(pod, uid, indexed)
+                memo[meta["uid"]] = (pod, facts)
+            controlled, phase, deleting, ix, is_ready, pod_restarts, has_finalizer = facts
+            if not controlled:  # the owner index also lists plain references
                 continue
-            phase = (pod.get("status") or {}).get("phase")
-            deleting = meta.get("deletionTimestamp") is not None
-            ix = completion_index(pod) if indexed else UNKNOWN_INDEX
             if phase not in ("Succeeded", "Failed"):
                 if deleting:
                     terminating.append(pod)
@@ -199,14 +229,14 @@ class JobSync(StatusTracking):
                 else:
                     active.append(pod)
                     active_ix.append(ix)
-                    if is_pod_ready(pod):
+                    if is_ready:
                         ready += 1
                 if count_restarts and phase in ("Pending", "Running"):
-                    restarts += restart_count(pod)
+                    restarts += pod_restarts
             failed = phase == "Failed" or (deleting and not only_replace_failed and phase != "Succeeded")
             if failed and policy is not None and self.fail_job_message is None:
                 self.fail_job_message = match_pod_failure_policy(policy, pod)[0]
-            if TRACKING_FINALIZER not in (meta.get("finalizers") or ()):
+            if not has_finalizer:
                 continue
             tracked.append((ix, pod))
             if indexed and not 0 <= ix < completions:
