@@ -27,17 +27,17 @@ order of writes, so a run with faults is exactly as reproducible as one without.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from fakecluster.apiserver import errors
 from fakecluster.apiserver.errors import ApiError
-from fakecluster.apiserver.server import ApiServer, WatchEvent
+from fakecluster.apiserver.server import ApiServer
+from fakecluster.client import ForwardingClient
 from fakecluster.objects import Obj
 
 if TYPE_CHECKING:
-    from fakecluster.client import Client, SelectorLike
+    from fakecluster.client import Client
 
 CONTROLLER_USERS: tuple[str, ...] = ("jobset-controller", "job-controller")
 """Client users (``Cluster.client(user)``) whose writes get injected Conflicts: the JobSet controller
@@ -65,7 +65,7 @@ class FaultStats:
             self.log.append(f"{user} {verb} {kind} {name}")
 
 
-class ConflictInjectingClient:
+class ConflictInjectingClient(ForwardingClient):
     """Wraps a controller's client; fails ``rate`` of its eligible writes with 409 Conflict."""
 
     def __init__(
@@ -108,9 +108,9 @@ class ConflictInjectingClient:
         self._maybe_conflict("update", obj.get("kind"), (obj.get("metadata") or {}).get("name", ""))
         return self.inner.update(obj, readonly=readonly)
 
-    def update_status(self, obj: Obj, *, readonly: bool = False) -> Obj:
+    def update_status(self, obj: Obj, *, readonly: bool = False, donate: bool = False) -> Obj:
         self._maybe_conflict("update_status", obj.get("kind"), (obj.get("metadata") or {}).get("name", ""))
-        return self.inner.update_status(obj, readonly=readonly)
+        return self.inner.update_status(obj, readonly=readonly, donate=donate)
 
     def patch(
         self,
@@ -124,56 +124,3 @@ class ConflictInjectingClient:
     ) -> Obj:
         self._maybe_conflict("patch", kind, name)
         return self.inner.patch(kind, namespace, name, patch, subresource=subresource, readonly=readonly)
-
-    # ------------------------------------------------------------------ passed through
-    def get(self, kind: str, namespace: str, name: str, *, readonly: bool = False) -> Obj:
-        return self.inner.get(kind, namespace, name, readonly=readonly)
-
-    def list(
-        self,
-        kind: str,
-        namespace: str | None = None,
-        *,
-        labels: SelectorLike = None,
-        owner_uid: str | None = None,
-        readonly: bool = False,
-    ) -> list[Obj]:
-        return self.inner.list(kind, namespace, labels=labels, owner_uid=owner_uid, readonly=readonly)
-
-    def create(self, obj: Obj, *, readonly: bool = False) -> Obj:
-        return self.inner.create(obj, readonly=readonly)
-
-    def delete(
-        self,
-        kind: str,
-        namespace: str,
-        name: str,
-        *,
-        propagation_policy: str | None = None,
-        grace_period_seconds: int | None = None,
-        preconditions: Obj | None = None,
-    ) -> None:
-        self.inner.delete(
-            kind,
-            namespace,
-            name,
-            propagation_policy=propagation_policy,
-            grace_period_seconds=grace_period_seconds,
-            preconditions=preconditions,
-        )
-
-    def bind(self, namespace: str, name: str, node_name: str) -> None:
-        self.inner.bind(namespace, name, node_name)
-
-    def evict(self, namespace: str, name: str, *, grace_period_seconds: int | None = None) -> None:
-        """pods/eviction, passed through: like ``create``, it never fails on a resourceVersion."""
-        self.inner.evict(namespace, name, grace_period_seconds=grace_period_seconds)
-
-    def watch(self, kind: str | None, handler: Callable[[WatchEvent], None]) -> None:
-        self.inner.watch(kind, handler)
-
-    def stop(self) -> None:
-        """Forward a process stop to the wrapped client (an informer, if any)."""
-        stop = getattr(self.inner, "stop", None)
-        if callable(stop):
-            stop()

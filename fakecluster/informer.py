@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from fakecluster.apiserver import errors
 from fakecluster.apiserver.selectors import as_selector
 from fakecluster.apiserver.server import ApiServer, WatchEvent
+from fakecluster.client import ForwardingClient
 from fakecluster.objects import Obj, clone
 
 if TYPE_CHECKING:
@@ -159,11 +160,11 @@ class Informer:
         return out
 
 
-class InformerClient:
+class InformerClient(ForwardingClient):
     """A controller's client: reads and watches through an :class:`Informer`, writes to the server."""
 
     def __init__(self, inner: Client, informer: Informer) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.informer = informer
 
     def get(self, kind: str, namespace: str, name: str, *, readonly: bool = False) -> Obj:
@@ -181,53 +182,6 @@ class InformerClient:
     ) -> list[Obj]:
         items = self.informer.list(kind, namespace, labels, owner_uid)
         return items if readonly else [clone(o) for o in items]
-
-    def create(self, obj: Obj, *, readonly: bool = False) -> Obj:
-        return self.inner.create(obj, readonly=readonly)
-
-    def update(self, obj: Obj, *, readonly: bool = False) -> Obj:
-        return self.inner.update(obj, readonly=readonly)
-
-    def update_status(self, obj: Obj, *, readonly: bool = False) -> Obj:
-        return self.inner.update_status(obj, readonly=readonly)
-
-    def patch(
-        self,
-        kind: str,
-        namespace: str,
-        name: str,
-        patch: Obj,
-        *,
-        subresource: str | None = None,
-        readonly: bool = False,
-    ) -> Obj:
-        return self.inner.patch(kind, namespace, name, patch, subresource=subresource, readonly=readonly)
-
-    def delete(
-        self,
-        kind: str,
-        namespace: str,
-        name: str,
-        *,
-        propagation_policy: str | None = None,
-        grace_period_seconds: int | None = None,
-        preconditions: Obj | None = None,
-    ) -> None:
-        self.inner.delete(
-            kind,
-            namespace,
-            name,
-            propagation_policy=propagation_policy,
-            grace_period_seconds=grace_period_seconds,
-            preconditions=preconditions,
-        )
-
-    def bind(self, namespace: str, name: str, node_name: str) -> None:
-        self.inner.bind(namespace, name, node_name)
-
-    def evict(self, namespace: str, name: str, *, grace_period_seconds: int | None = None) -> None:
-        """pods/eviction, passed through (writes go straight to the server)."""
-        self.inner.evict(namespace, name, grace_period_seconds=grace_period_seconds)
 
     def watch(self, kind: str | None, handler: Handler) -> None:
         """Handlers run when the *cache* changes, ``lag`` after the server did."""
