@@ -1,45 +1,82 @@
-"""Keep stray wall-clock reads on virtual time, with freezegun.
+"""Keep stray wall-clock reads on virtual time, with freezegun — during runs only.
 
 Nothing in fakecluster reads the wall clock; third-party code called from a controller might. Starting a
 freeze costs ~2 ms (freezegun patches every loaded module), so it is started once per process and then
-only moved: each time the virtual clock advances we set the frozen instant.
+only steered: while a scenario plays (:func:`virtual_time`), every patched clock reads the virtual
+instant, moved each time the virtual clock advances; outside a run the same patched clocks read the real
+time, so the host process (pytest, subprocess time-outs, a benchmark's timer) is never left frozen.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
+import atexit
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from typing import Any
+
+from freezegun import api as freezegun_api
+from freezegun import freeze_time
 
 from fakecluster.clock import EPOCH
 
-_factory: Any = None
-_freezer: Any = None
-
+_EPOCH_NAIVE = EPOCH.replace(tzinfo=None)
 _IGNORE = ("hypothesis", "_pytest", "pytest", "xdist", "execnet", "pluggy")
-"""Test tooling keeps real time: its deadlines and durations are about the host, not the scenario."""
+"""Test tooling keeps real time even inside a run: its deadlines and durations are about the host."""
+_EVERYTHING = ("",)
+"""An ignore prefix every module name starts with: outside runs, time functions answer real time."""
+
+
+class _VirtualOrRealTime:
+    """freezegun's time source: the virtual instant during a run, the real UTC time otherwise."""
+
+    def __init__(self) -> None:
+        self.virtual: datetime = _EPOCH_NAIVE
+        self.active = False
+
+    def __call__(self) -> datetime:
+        if self.active:
+            return self.virtual
+        return freezegun_api.real_datetime.now(UTC).replace(tzinfo=None)  # wall-clock-ok
+
+
+_source: _VirtualOrRealTime | None = None
+_freezer: Any = None
 
 
 def freeze_once() -> None:
-    """Start the process-wide freeze at the virtual epoch (idempotent)."""
-    global _factory, _freezer  # noqa: PLW0603 - one freeze per process is the point
-    if _factory is None:
-        import atexit
+    """Start the process-wide freeze (idempotent). Until a run starts, it reports real time."""
+    global _source, _freezer  # noqa: PLW0603 - one freeze per process is the point
+    if _source is not None:
+        return
+    _freezer = freeze_time(_EPOCH_NAIVE, ignore=list(_IGNORE))
+    _freezer.start()
+    _source = _VirtualOrRealTime()
+    freezegun_api.freeze_factories[-1] = _source
+    freezegun_api.ignore_lists[-1] = _EVERYTHING
+    atexit.register(_freezer.stop)
 
-        from freezegun import freeze_time
 
-        _freezer = freeze_time(EPOCH.replace(tzinfo=None), ignore=list(_IGNORE))
-        _factory = _freezer.start()
-        atexit.register(_freezer.stop)
+@contextmanager
+def virtual_time() -> Iterator[None]:
+    """Within the block, stray clock reads see the virtual instant (see :func:`move_to`)."""
+    freeze_once()
+    assert _source is not None
+    _source.active = True
+    freezegun_api.ignore_lists[-1] = _IGNORE
+    try:
+        yield
+    finally:
+        _source.active = False
+        freezegun_api.ignore_lists[-1] = _EVERYTHING
 
 
 def move_to(virtual_seconds: float) -> None:
     """Point the frozen clock at a virtual instant. Cheap: one attribute write."""
-    if _factory is not None:
-        _factory.time_to_freeze = EPOCH.replace(tzinfo=None) + timedelta(seconds=virtual_seconds)
+    if _source is not None:
+        _source.virtual = _EPOCH_NAIVE + timedelta(seconds=virtual_seconds)
 
 
 def real_perf_counter() -> float:
     """Wall-clock seconds for reporting how long a run took (never used to drive the cluster)."""
-    from freezegun.api import real_perf_counter as _real  # type: ignore[attr-defined]
-
-    return float(_real())  # wall-clock-ok
+    return float(freezegun_api.real_perf_counter())  # wall-clock-ok

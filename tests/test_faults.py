@@ -148,7 +148,7 @@ def test_a_jobset_still_completes_when_30_percent_of_controller_writes_conflict(
     conflicts = run.cluster.fault_stats.conflicts
     assert conflicts.get("jobset-controller", 0) >= 1, conflicts
     assert conflicts.get("job-controller", 0) >= 3, conflicts
-    assert run.controller.controller.stats.errors >= conflicts["jobset-controller"]
+    assert run.actions.controller.controller.stats.errors >= conflicts["jobset-controller"]
     assert run.cluster.job_controller.controller.stats.errors >= conflicts["job-controller"]
     baseline, base_run = play(write(tmp_path, name="baseline"))
     assert final_jobset_status(run) == final_jobset_status(base_run)

@@ -222,7 +222,7 @@ def test_stale_reads_produce_real_conflicts_that_the_controllers_survive(tmp_pat
     outcome, run = play(write(tmp_path, "informerLag: 2s\n", pods=jitter))
     assert outcome.passed, outcome.report
     assert run.cluster.fault_stats.total_conflicts == 0  # nothing injected: these are the server's own
-    errors = [*run.controller.controller.stats.last_errors,
+    errors = [*run.actions.controller.controller.stats.last_errors,
               *run.cluster.job_controller.controller.stats.last_errors]
     assert any("the object has been modified" in e for e in errors), errors
     _, base_run = play(write(tmp_path, name="baseline", pods=jitter))
@@ -265,6 +265,6 @@ def test_a_restarted_controller_reads_through_a_fresh_informer_and_the_old_one_s
     assert outcome.passed, outcome.report
     job_controller, crashed, restarted = started  # cluster start, plugin install, the restart
     assert run.cluster.job_controller._client.informer is job_controller
-    assert run.controller.client.informer is restarted
+    assert run.actions.controller.client.informer is restarted
     assert (job_controller.stopped, crashed.stopped, restarted.stopped) == (False, True, False)
-    assert run.controller.controller.stats.reconciles > 0
+    assert run.actions.controller.controller.stats.reconciles > 0

@@ -20,11 +20,12 @@ from fakecluster.apiserver.errors import ApiError
 from fakecluster.behaviour import PodTimings
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
 from fakecluster.objects import Obj
+from fakecluster.scenario.actions import ActionPlayer
 from fakecluster.scenario.errors import ScenarioError
 from fakecluster.scenario.expectations import RunResult, check
-from fakecluster.scenario.format import Action, PodIdentity, Scenario, resolve_pod_rule
+from fakecluster.scenario.format import PodIdentity, Scenario, resolve_pod_rule
 from fakecluster.scenario.loader import load_scenario, validate_against_workload
-from fakecluster.scenario.milestones import PodRef, RJobShape
+from fakecluster.scenario.milestones import RJobShape
 from fakecluster.scenario.recorder import TraceRecorder
 from fakecluster.scenario.timeline import render_failure
 from fakecluster.scenario.trace import Snapshot, TraceEvent, trace_digest
@@ -98,7 +99,8 @@ def run_scenario(path: Path, *, plugin: WorkloadPlugin | None = None) -> Scenari
     gc.disable()  # the cyclic collector rescans the whole (acyclic) object graph: superlinear in pods
     try:
         run = ScenarioRun(scenario, path, plugin)
-        outcome = run.play()
+        with wallclock.virtual_time():
+            outcome = run.play()
     except ScenarioError as err:
         return ScenarioOutcome(
             path,
@@ -156,7 +158,6 @@ class ScenarioRun:
             self.namespaces[name] = (manifest.get("metadata") or {}).get("namespace") or "default"
         validate_against_workload(scenario, self.shapes)
         self._timings: dict[str, PodTimings] = {}
-        self.action_errors: list[str] = []
         self.rejections: list[str] = []
 
     # ----------------------------------------------------------------- set-up
@@ -215,24 +216,25 @@ class ScenarioRun:
 
     # ----------------------------------------------------------------- play
     def play(self) -> ScenarioOutcome:
-        wallclock.freeze_once()
         cluster = Cluster(self.scenario.seed, self._config())
         cluster.clock.on_advance = wallclock.move_to
         wallclock.move_to(0.0)
         self.cluster = cluster
         self.client = cluster.client("scenario")
-        self.controller = self.plugin.install(
+        controller = self.plugin.install(
             cluster, dict(self.scenario.cluster.feature_gates), latency=self.scenario.cluster.latency.jobset
         )
         self.recorder = TraceRecorder(cluster, self.plugin)
-        self._pending_when: list[tuple[int, Action]] = []
-        for i, action in enumerate(self.scenario.actions):
-            if action.at is not None:
-                cluster.clock.call_at(action.at, self._fire, i, action)
-            else:
-                self._pending_when.append((i, action))
-        if self._pending_when:
-            self.recorder.listeners.append(self._watch_milestones)
+        self.actions = ActionPlayer(
+            cluster,
+            self.plugin,
+            controller,
+            self.recorder,
+            path=self.path,
+            shapes=self.shapes,
+            namespaces=self.namespaces,
+        )
+        self.actions.schedule(self.scenario.actions)
         expects_rejection = any(e.kind == "rejected" for e in self.scenario.expect)
         for i, manifest in enumerate(self.manifests):
             try:
@@ -263,12 +265,13 @@ class ScenarioRun:
             seed=self.scenario.seed,
         )
         failures = check(self.scenario, result, shapes=self.shapes)
-        messages = [f.summary for f in failures] + self.action_errors
+        action_errors = self.actions.errors
+        messages = [f.summary for f in failures] + action_errors
         report = ""
         if messages:
             report = render_failure(self.scenario, result, failures, self.shapes)
-            if self.action_errors:
-                report = "\n".join(self.action_errors) + "\n" + report
+            if action_errors:
+                report = "\n".join(action_errors) + "\n" + report
         digest = hashlib.sha256(
             (trace_digest(result.trace) + self.recorder.write_digest()).encode()
         ).hexdigest()
@@ -327,125 +330,3 @@ class ScenarioRun:
     def _snapshot(self, t: float) -> Snapshot:
         server = self.cluster.server
         return Snapshot(time=t, objects={k: server.list(k) for k in SNAPSHOT_KINDS if k in server.kinds()})
-
-    # ----------------------------------------------------------------- actions
-    def _watch_milestones(self, event: TraceEvent) -> None:
-        for entry in list(self._pending_when):
-            i, action = entry
-            milestone = action.when
-            assert milestone is not None
-            if milestone.kind != event.kind or milestone.event != event.event:
-                continue
-            hit = milestone.find(self.recorder.trace, self.shapes)
-            if hit is not None:
-                self._pending_when.remove(entry)
-                self.cluster.clock.call_at(hit.time + (action.after or 0.0), self._fire, i, action)
-
-    def _fire(self, index: int, action: Action) -> None:
-        where = f"actions[{index}] {action.verb} at {self.cluster.clock.now:g}s"
-        try:
-            self._apply(action)
-        except ApiError as err:
-            self.action_errors.append(f"{self.path}: {where}: {err.message}")
-        except (LookupError, ValueError) as err:
-            self.action_errors.append(f"{self.path}: {where}: {err.args[0]}")
-
-    def _only_jobset(self, name: str | None) -> str:
-        if name is not None:
-            return name
-        names = list(self.shapes)
-        if len(names) != 1:
-            raise LookupError("several JobSets: name the one to act on")
-        return names[0]
-
-    def _apply(self, action: Action) -> None:
-        verb = action.verb
-        if verb in ("suspend", "resume"):
-            name = self._only_jobset(action.suspend if verb == "suspend" else action.resume)
-            self.client.patch(
-                self.plugin.kind,
-                self.namespaces.get(name, "default"),
-                name,
-                {"spec": {"suspend": verb == "suspend"}},
-            )
-        elif verb == "failPod":
-            assert action.fail_pod is not None
-            pod = self._find_pod(action.fail_pod.pod)
-            statuses = (pod.get("status") or {}).get("containerStatuses") or ()
-            if not any("running" in (s.get("state") or {}) for s in statuses):
-                phase = (pod.get("status") or {}).get("phase", "Pending")
-                raise LookupError(
-                    f"pod {pod['metadata']['name']} in slot {action.fail_pod.pod} has no running "
-                    f"container to fail (phase {phase})"
-                )
-            self.cluster.kubelet.fail_container(
-                pod["metadata"]["namespace"], pod["metadata"]["name"], action.fail_pod.exit_code
-            )
-        elif verb == "deletePod":
-            assert action.delete_pod is not None
-            pod = self._find_pod(action.delete_pod.pod)
-            self.client.delete("Pod", pod["metadata"]["namespace"], pod["metadata"]["name"])
-        elif verb == "patch":
-            assert action.patch is not None
-            kind = self._kind(action.patch.kind)
-            self.client.patch(
-                kind, self._namespace_for(action.patch.name), action.patch.name, action.patch.merge
-            )
-        elif verb == "delete":
-            assert action.delete is not None
-            kind = self._kind(action.delete.kind)
-            self.client.delete(
-                kind,
-                self._namespace_for(action.delete.name),
-                action.delete.name,
-                propagation_policy="Background",
-            )
-        elif verb == "restartController":
-            # The only valid value is the workload's controller (the format refuses any other name).
-            self.controller = self.plugin.restart_controller(self.cluster, self.controller)
-        elif verb == "evictPod":
-            assert action.evict_pod is not None
-            pod = self._find_pod(action.evict_pod.pod)
-            self.client.evict(pod["metadata"]["namespace"], pod["metadata"]["name"])
-        elif verb == "failNode":
-            assert action.fail_node is not None
-            self.cluster.node_lifecycle.fail_node(action.fail_node.node)  # unknown node: NotFound
-
-    def _kind(self, kind: str) -> str:
-        return self.plugin.kind if kind == "JobSet" else kind
-
-    def _namespace_for(self, name: str) -> str:
-        if name in self.namespaces:
-            return self.namespaces[name]
-        namespaces = sorted(set(self.namespaces.values()))
-        return namespaces[0] if namespaces else "default"
-
-    def _find_pod(self, ref: PodRef) -> Obj:
-        """The current attempt's live pod in the referenced slot (a replacement counts)."""
-        jobset = self._only_jobset(ref.jobset)
-        owner = self.cluster.server.list(self.plugin.kind, self.namespaces.get(jobset, "default"))
-        workload = next((o for o in owner if o["metadata"]["name"] == jobset), None)
-        if workload is None:
-            raise LookupError(f"JobSet {jobset!r} does not exist")
-        attempt = self.plugin.current_attempt(workload)
-        candidates = []
-        for pod in self.cluster.server.list("Pod", self.namespaces.get(jobset, "default")):
-            slot = self.plugin.slot_of(pod)
-            if (
-                slot is not None
-                and slot.owner == jobset
-                and slot.group == ref.replicated_job
-                and slot.job_index == ref.job_index
-                and slot.pod_index == ref.pod_index
-                and slot.attempt == attempt
-            ):
-                candidates.append(pod)
-        live = [
-            p
-            for p in candidates
-            if p["metadata"].get("deletionTimestamp") is None
-            and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
-        ]
-        if not live:
-            raise LookupError(f"no running pod in slot {ref} (attempt {attempt})")
-        return max(live, key=lambda p: int(p["metadata"]["resourceVersion"]))
