@@ -143,7 +143,7 @@ def test_restart_in_the_middle_of_an_inorder_startup_converges_to_the_same_statu
     restarted, run = play(write(tmp_path, latency, name="restarted", actions=restart))
     assert base.passed, base.report
     assert restarted.passed, restarted.report
-    assert run.controller is not base_run.controller
+    assert run.actions.controller is not base_run.actions.controller
 
     def workers_created(outcome: object) -> float:
         return next(e.time for e in outcome.trace  # type: ignore[attr-defined]
@@ -153,7 +153,7 @@ def test_restart_in_the_middle_of_an_inorder_startup_converges_to_the_same_statu
                  if e.kind == "Job" and e.event == "Ready" and e.replicated_job == "driver")
     assert workers_created(base) == ready + 2.0
     assert workers_created(restarted) == ready + 1.0 + 2.0  # the crash dropped the queued reconcile
-    assert run.controller.controller.stats.reconciles > 0
+    assert run.actions.controller.controller.stats.reconciles > 0
     assert final_jobset_status(run) == final_jobset_status(base_run)
 
 
@@ -174,7 +174,7 @@ def test_restart_controller_replaces_the_runs_controller_and_stops_the_old_one(
     outcome, run = play(write(tmp_path, actions=actions))
     assert outcome.passed, outcome.report
     assert len(started) == 3
-    assert run.controller is started[-1]
+    assert run.actions.controller is started[-1]
     assert [c.controller.stopped for c in started] == [True, True, False]
     assert started[-1].gates is started[0].gates
 
@@ -192,7 +192,7 @@ def test_evict_pod_marks_the_pod_disrupted_and_deletes_it(
     monkeypatch.setattr(Cluster, "__init__", watching_init)
     actions = 'actions:\n  - {when: all workers pods Ready, evictPod: {pod: "workers[1/0]"}}\n'
     outcome, run = play(write(tmp_path, actions=actions))
-    assert run.action_errors == []
+    assert run.actions.errors == []
     evicted = [e for e in outcome.trace if e.kind == "Pod" and e.event == "Deleted"
                and (e.replicated_job, e.job_index, e.pod_index) == ("workers", 1, 0)]
     assert len(evicted) == 1, outcome.report
@@ -204,7 +204,7 @@ def test_evict_pod_marks_the_pod_disrupted_and_deletes_it(
 def test_fail_node_stops_the_nodes_kubelet(tmp_path: Path) -> None:
     actions = "actions:\n  - {at: 10s, failNode: {node: node}}\n"
     _, run = play(write(tmp_path, actions=actions))
-    assert run.action_errors == []
+    assert run.actions.errors == []
     ready = get_condition(run.cluster.server.get("Node", "", "node"), "Ready")
     assert ready is not None and ready["status"] != "True"
 
@@ -213,6 +213,6 @@ def test_fail_node_of_an_unknown_node_without_declared_nodes_is_an_action_error(
     actions = "actions:\n  - {at: 10s, failNode: {node: pool-z-9}}\n"
     outcome, run = play(write(tmp_path, actions=actions))
     assert not outcome.passed
-    assert len(run.action_errors) == 1
-    assert "actions[0] failNode at 10s" in run.action_errors[0]
-    assert 'nodes "pool-z-9" not found' in run.action_errors[0]
+    assert len(run.actions.errors) == 1
+    assert "actions[0] failNode at 10s" in run.actions.errors[0]
+    assert 'nodes "pool-z-9" not found' in run.actions.errors[0]
