@@ -73,8 +73,9 @@ def probe_delays(spec: Obj) -> tuple[float, float]:
 
     Probes always succeed in this emulation. The startup probe succeeds at its ``initialDelaySeconds``;
     the readiness worker (``pkg/kubelet/prober/worker.go``) reports its first success at the readiness
-    ``initialDelaySeconds``, or, if the startup probe is still pending then, at the first later tick of
-    its ``periodSeconds``.
+    ``initialDelaySeconds``, or, if the startup probe is still pending then, the moment it succeeds:
+    ``prober_manager.go UpdatePodStatus`` triggers the readiness worker at once (``manualTriggerCh``)
+    when a container has started but is not yet ready, instead of waiting for its next period.
     """
     startup = spec.get("startupProbe")
     started = float(startup.get("initialDelaySeconds") or 0) if startup is not None else 0.0
@@ -82,10 +83,7 @@ def probe_delays(spec: Obj) -> tuple[float, float]:
     if readiness is None:
         return started, started
     ready = float(readiness.get("initialDelaySeconds") or 0)
-    if started > ready:
-        period = float(readiness.get("periodSeconds") or DEFAULT_PROBE_PERIOD)
-        ready += math.ceil((started - ready) / period) * period
-    return started, ready
+    return started, max(started, ready)
 
 
 class Kubelet:
