@@ -8,6 +8,7 @@ including at the current instant.
 
 from __future__ import annotations
 
+import functools
 import heapq
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -126,7 +127,14 @@ class Clock:
 
 def rfc3339(seconds: float) -> str:
     """Virtual seconds → ``metav1.Time`` string (second precision, truncated like Go's formatting)."""
-    return (EPOCH + timedelta(seconds=int(seconds))).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _rfc3339_second(int(seconds))
+
+
+@functools.lru_cache(maxsize=4096)
+def _rfc3339_second(second: int) -> str:
+    """Formatting is pure but costs microseconds (``strftime``, through freezegun's wrapper), and every
+    write stamps the current second, so each second is formatted once."""
+    return (EPOCH + timedelta(seconds=second)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_rfc3339(value: str) -> float:

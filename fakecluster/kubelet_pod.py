@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
 from fakecluster.behaviour import PodTimings
@@ -106,10 +107,10 @@ class ContainerRun:
 class PodWorker:
     """The kubelet's per-pod state machine data. Behaviour lives in :class:`fakecluster.kubelet.Kubelet`."""
 
-    __slots__ = ("containers", "delete_after_sync", "done", "host_ip", "immediate", "init_containers",
-                 "init_index", "jitters", "kill_at", "kill_code", "name", "namespace", "node", "pod_ip",
-                 "readiness_gates", "regular_started", "restart_policy", "sandbox_ready", "start_time",
-                 "stop_requested_at", "terminal", "terminating", "timers", "timings", "uid")
+    __slots__ = ("conditions_built", "containers", "delete_after_sync", "done", "host_ip", "immediate",
+                 "init_containers", "init_index", "jitters", "kill_at", "kill_code", "name", "namespace",
+                 "node", "pod_ip", "readiness_gates", "regular_started", "restart_policy", "sandbox_ready",
+                 "start_time", "stop_requested_at", "terminal", "terminating", "timers", "timings", "uid")
 
     def __init__(self, pod: Obj, timings: PodTimings, jitters: tuple[float, ...]) -> None:
         meta = pod["metadata"]
@@ -151,6 +152,9 @@ class PodWorker:
         self.timers: list[Timer] = []
         self.immediate: deque[tuple[Callable[..., None], tuple[Any, ...]]] = deque()
         """Zero-delay steps, run in order before the next status write (one write per instant)."""
+        self.conditions_built: tuple[list[Obj], Sequence[Obj | None], list[Obj]] | None = None
+        """The conditions list :func:`build_status` last built, its kubelet-owned conditions (in
+        :data:`KUBELET_CONDITIONS` order) and the others it carried over."""
 
     def all_containers(self) -> list[ContainerRun]:
         return [*self.init_containers, *self.containers]
@@ -285,16 +289,17 @@ def build_status(worker: PodWorker, pod: Obj, stamp: str) -> Obj:
         phase = old["phase"]  # "pods are not allowed to transition out of terminal phases"
     status["phase"] = phase
     old_conditions: list[Obj] = old.get("conditions") or []
-    by_type = {c.get("type"): c for c in old_conditions}
-    conditions = []
-    for fresh in kubelet_conditions(worker, phase, old_conditions):
-        previous = by_type.get(fresh["type"])
+    previous_conditions, others = _split_conditions(worker, old_conditions)
+    owned: list[Obj] = []
+    for fresh, previous in zip(kubelet_conditions(worker, phase, old_conditions), previous_conditions,
+                               strict=True):
         if previous is not None and previous.get("status") == fresh["status"]:
             fresh["lastTransitionTime"] = previous.get("lastTransitionTime")
         else:
             fresh["lastTransitionTime"] = stamp
-        conditions.append(previous if fresh == previous else fresh)
-    conditions.extend(c for c in old_conditions if c.get("type") not in KUBELET_CONDITIONS)
+        owned.append(previous if previous is not None and fresh == previous else fresh)
+    conditions = [*owned, *others]
+    worker.conditions_built = (conditions, owned, others)
     status["conditions"] = conditions
     if worker.host_ip is not None:
         status["hostIP"] = worker.host_ip
@@ -307,8 +312,23 @@ def build_status(worker: PodWorker, pod: Obj, stamp: str) -> Obj:
     if worker.init_containers:
         status["initContainerStatuses"] = [c.status() for c in worker.init_containers]
     # convertToAPIContainerStatuses sorts regular container statuses by name (SortedContainerStatuses).
-    status["containerStatuses"] = sorted((c.status() for c in worker.containers), key=lambda s: s["name"])
+    statuses = [c.status() for c in worker.containers]
+    if len(statuses) > 1:
+        statuses.sort(key=itemgetter("name"))
+    status["containerStatuses"] = statuses
     return status
+
+
+def _split_conditions(worker: PodWorker, conditions: list[Obj]) -> tuple[Sequence[Obj | None], list[Obj]]:
+    """The conditions of each kubelet-owned type (in :data:`KUBELET_CONDITIONS` order; the last one of
+    a type, or None) and the ones of other types, in order. If ``conditions`` is the very list the last
+    build made (nobody replaced it since: the usual case), that build's split is reused."""
+    built = worker.conditions_built
+    if built is not None and built[0] is conditions:
+        return built[1], built[2]
+    by_type = {c.get("type"): c for c in conditions}
+    return ([by_type.get(t) for t in KUBELET_CONDITIONS],
+            [c for c in conditions if c.get("type") not in KUBELET_CONDITIONS])
 
 
 def container_id(uid: str, name: str, restart_count: int) -> str:

@@ -13,12 +13,18 @@ Obj = dict[str, Any]
 """A Kubernetes object in wire form."""
 
 
+_CONTAINERS = (dict, list)
+
+
 def clone(value: Any) -> Any:
-    """Deep copy of a JSON tree; several times faster than :func:`copy.deepcopy` for this shape."""
+    """Deep copy of a JSON tree; several times faster than :func:`copy.deepcopy` for this shape.
+
+    ``isinstance`` with a tuple, not ``dict | list``: CPython 3.11 checks a union type about twice as
+    slowly, and this runs once per node of every object the API server stores."""
     if isinstance(value, dict):
-        return {k: clone(v) if isinstance(v, dict | list) else v for k, v in value.items()}
+        return {k: clone(v) if isinstance(v, _CONTAINERS) else v for k, v in value.items()}
     if isinstance(value, list):
-        return [clone(v) if isinstance(v, dict | list) else v for v in value]
+        return [clone(v) if isinstance(v, _CONTAINERS) else v for v in value]
     return value
 
 

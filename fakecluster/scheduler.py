@@ -115,6 +115,15 @@ class Scheduler:
 
     def _on_pod(self, event: WatchEvent) -> None:
         pod = event.object
+        spec = pod["spec"]
+        node = spec.get("nodeName")
+        phase = (pod.get("status") or {}).get("phase")
+        old = event.old
+        if event.type == "MODIFIED" and node and old is not None and old["spec"] is spec \
+                and (old.get("status") or {}).get("phase") == phase:
+            # Most pod writes are kubelet status updates of a bound pod that leave its phase alone:
+            # the previous event already assumed or released it and dropped it from the queue.
+            return
         meta = pod["metadata"]
         uid = meta["uid"]
         key = (meta.get("namespace", ""), meta["name"])
@@ -122,10 +131,8 @@ class Scheduler:
             self._release(uid, forget=True)
             self._drop(key, uid)
             return
-        spec = pod["spec"]
-        node = spec.get("nodeName")
         if node:
-            if (pod.get("status") or {}).get("phase") in TERMINAL_PHASES:
+            if phase in TERMINAL_PHASES:
                 self._release(uid)
             elif uid not in self._assigned:
                 queued = self._queued.get(key)

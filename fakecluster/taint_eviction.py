@@ -54,9 +54,10 @@ class PodNodeIndex:
         client.watch("Pod", self._on_pod)
 
     def _on_pod(self, event: WatchEvent) -> None:
-        node = event.object["spec"].get("nodeName")
-        if not node:
-            return
+        spec = event.object["spec"]
+        node = spec.get("nodeName")
+        if not node or (event.type == "MODIFIED" and event.old is not None and event.old["spec"] is spec):
+            return  # unbound, or bound to the node already indexed (a pod's nodeName never changes)
         meta = event.object["metadata"]
         key = (meta.get("namespace", ""), meta["name"])
         if event.type == "DELETED":

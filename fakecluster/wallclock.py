@@ -31,8 +31,14 @@ class _VirtualOrRealTime:
     """freezegun's time source: the virtual instant during a run, the real UTC time otherwise."""
 
     def __init__(self) -> None:
-        self.virtual: datetime = _EPOCH_NAIVE
+        self.virtual_seconds = 0.0
+        """The virtual instant, turned into a datetime only when something reads the clock: the
+        virtual clock moves on nearly every event, a stray wall-clock read is rare."""
         self.active = False
+
+    @property
+    def virtual(self) -> datetime:
+        return _EPOCH_NAIVE + timedelta(seconds=self.virtual_seconds)
 
     def __call__(self) -> datetime:
         if self.active:
@@ -74,7 +80,7 @@ def virtual_time() -> Iterator[None]:
 def move_to(virtual_seconds: float) -> None:
     """Point the frozen clock at a virtual instant. Cheap: one attribute write."""
     if _source is not None:
-        _source.virtual = _EPOCH_NAIVE + timedelta(seconds=virtual_seconds)
+        _source.virtual_seconds = virtual_seconds
 
 
 def real_perf_counter() -> float:

@@ -5,19 +5,22 @@ from __future__ import annotations
 
 import random
 import re
+import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from fakecluster.api.core import Pod, PodSpec
+from fakecluster.api.validation import validate_model
 from fakecluster.apiserver import errors
 from fakecluster.apiserver.builtin import MAX_INT32, register_builtin
 from fakecluster.apiserver.errors import ApiError, FieldError
 from fakecluster.apiserver.gc import GarbageCollector
 from fakecluster.apiserver.resources import ResourceType
-from fakecluster.apiserver.server import ApiServer, WatchEvent
+from fakecluster.apiserver.server import ApiServer, WatchEvent, _uuid4
 from fakecluster.clock import Clock, rfc3339
-from fakecluster.objects import Obj, clone
+from fakecluster.objects import Obj, clone, merge_patch
 
 NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 STARTED = "2025-01-01T00:00:00Z"
@@ -586,6 +589,53 @@ def test_patch_never_mutates_stored_snapshots() -> None:
     server.patch("Widget", "default", "w", {"spec": {"size": 2}})
     server.patch("Widget", "default", "w", {"status": {"x": 1}}, subresource="status")
     assert w == w_before
+
+
+def test_a_defaulted_and_bound_pod_spec_passes_the_schema() -> None:
+    """The premise of ``stored_spec_valid`` for pods: create-time defaults and binding only add values
+    the schema accepts, so a patch that keeps the stored spec needs only the rest validated."""
+    _, server = make_server()
+    init = [{"name": "init", "image": "busybox"},
+            {"name": "proxy", "image": "envoy@sha256:abc", "restartPolicy": "Always"}]
+    created = server.create(pod("p", initContainers=init))
+    assert validate_model(PodSpec, created["spec"])[1] == []
+    bound = server.bind("default", "p", "node-1")
+    assert validate_model(PodSpec, bound["spec"])[1] == []
+
+
+def test_a_pod_patch_that_keeps_the_spec_reports_schema_errors_as_a_full_validation_does() -> None:
+    _, server = make_server()
+    server.create(pod("p"))
+    patch = {"metadata": {"labels": {"app": 7}, "finalizers": ["x", 1]}}
+    merged = merge_patch(server.get("Pod", "default", "p"), patch)
+    expected = validate_model(Pod, {k: v for k, v in merged.items() if k != "status"})[1]
+    assert len(expected) == 2
+    err = raises(lambda: server.patch("Pod", "default", "p", patch))
+    assert err.message == errors.Invalid("Pod", "", "p", expected).message
+    err = raises(lambda: server.patch("Pod", "default", "p", {"spec": {"activeDeadlineSeconds": "soon"}}))
+    assert "spec.activeDeadlineSeconds" in err.message
+
+
+def test_schema_valid_creates_skip_the_schema_unless_a_hook_may_have_broken_it() -> None:
+    """``create(schema_valid=True)`` is the cluster's own controllers vouching for an object (the Job
+    controller's pods): the schema is not checked again, unless a mutating hook not known to keep
+    objects schema-valid ran (DefaultTolerationSeconds is known to)."""
+    bad = pod("p")
+    bad["spec"]["containers"][0]["imagePullPolicy"] = "Sometimes"
+    _, server = make_server()
+    assert server.create(clone(bad), schema_valid=True)["metadata"]["name"] == "p"
+    err = raises(lambda: server.create(pod("q") | {"spec": bad["spec"]}))
+    assert "spec.containers[0].imagePullPolicy" in err.message
+    _, server = make_server()
+    server.register_admission("Pod", "AnyMutation", mutating=lambda op, obj, old: None)
+    err = raises(lambda: server.create(bad, schema_valid=True))
+    assert "spec.containers[0].imagePullPolicy" in err.message
+
+
+def test_uids_are_formatted_exactly_as_uuid_does() -> None:
+    rng = random.Random(7)
+    for bits in [0, 2**128 - 1, *(rng.getrandbits(128) for _ in range(500))]:
+        assert _uuid4(bits) == str(uuid.UUID(int=bits, version=4))
 
 
 def test_patch_to_status_subresource_merges_status_only() -> None:

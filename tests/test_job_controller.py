@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from fakecluster.api.core import Pod
+from fakecluster.api.validation import validate_model
 from fakecluster.apiserver.builtin import register_builtin
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.gc import GarbageCollector
@@ -25,6 +27,7 @@ from fakecluster.clock import Clock, rfc3339
 from fakecluster.cluster import Cluster, ClusterConfig
 from fakecluster.controllers.indexes import format_indexes, parse_indexes
 from fakecluster.controllers.job import JobController
+from fakecluster.controllers.job_pods import UNKNOWN_INDEX, PodFactory
 from fakecluster.objects import Obj, owner_reference
 
 NS = "default"
@@ -234,6 +237,37 @@ def test_nonindexed_pods_have_job_prefix_and_no_index() -> None:
         assert "annotations" not in pod["metadata"]
         assert "hostname" not in pod["spec"]
         assert "env" not in pod["spec"]["containers"][0]
+
+
+IGNORE_DISRUPTION = {"rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]}
+
+
+@pytest.mark.parametrize("shape", [
+    {"completions": 3, "parallelism": 2},
+    {"completions": 3, "parallelism": 3, "completionMode": "Indexed"},
+    {"completions": 3, "parallelism": 3, "completionMode": "Indexed", "backoffLimitPerIndex": 1,
+     "podFailurePolicy": IGNORE_DISRUPTION},
+])
+def test_pods_built_from_a_stored_job_pass_the_pod_schema(shape: dict[str, Any]) -> None:
+    """The premise on which the Job controller creates pods with ``schema_valid=True``."""
+    h = Harness()
+    template = {"metadata": {"labels": {"app": "x"}, "annotations": {"note": "y"}, "finalizers": ["keep/me"]},
+                "spec": {"restartPolicy": "Never", "subdomain": "svc", "nodeSelector": {"pool": "a"},
+                         "tolerations": [{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                         "initContainers": [{"name": "init", "image": "busybox"},
+                                            {"name": "side", "image": "envoy", "restartPolicy": "Always"}],
+                         "containers": [{"name": "c", "image": "busybox:1.36", "command": ["sleep", "1"],
+                                         "env": [{"name": "A", "value": "1"}],
+                                         "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]}}
+    job = h.api.create({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": NS},
+                        "spec": {**shape, "template": template}})
+    indexed = job["spec"]["completionMode"] == "Indexed"
+    per_index = "backoffLimitPerIndex" in shape
+    factory = PodFactory(job, indexed, (lambda index: {"count": str(index)}) if per_index else None)
+    for index in (0, 2) if indexed else (UNKNOWN_INDEX,):
+        pod = factory.pod(index)
+        pod["metadata"]["name"] = pod["metadata"]["generateName"] + "abcde"
+        assert validate_model(Pod, pod)[1] == []
 
 
 # ---------------------------------------------------------------------- parallelism / completions

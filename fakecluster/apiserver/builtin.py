@@ -63,6 +63,12 @@ def _qos_class(spec: Obj) -> str:
 
 
 class PodStrategy(Strategy):
+    """Pods are registered with ``stored_spec_valid``: every stored pod spec passes the schema. A spec
+    is stored by a create (schema-validated, then :func:`default_pod_spec` and ``priority: 0`` fill in
+    absent fields with values the schema accepts: enum members, int32/int64 numbers, strings, ``{}``), by
+    an update (schema-validated, or the stored spec kept as is), or by ``pods/binding`` (the stored spec
+    plus a string ``nodeName``). ``tests/test_apiserver.py`` holds a defaulted spec to the schema."""
+
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         spec = obj.setdefault("spec", {})
         default_pod_spec(spec)
@@ -85,6 +91,8 @@ class PodStrategy(Strategy):
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         """Pod spec is immutable except image, activeDeadlineSeconds, tolerations (additions)."""
+        if new.get("spec") is old.get("spec"):
+            return []  # a metadata-only write (a finalizer removed) shares the stored spec
         mutable = ("containers", "initContainers", "activeDeadlineSeconds", "tolerations", "schedulingGates")
         new_spec = {k: v for k, v in (new.get("spec") or {}).items() if k not in mutable}
         old_spec = {k: v for k, v in (old.get("spec") or {}).items() if k not in mutable}
@@ -127,8 +135,13 @@ def default_toleration_seconds(op: str, pod: Obj, old: Obj | None) -> Obj | None
     ``node.kubernetes.io/not-ready:NoExecute`` (resp. ``unreachable``) gets an ``Exists`` toleration for it
     with ``tolerationSeconds: 300``. A toleration tolerates it when its key is that key or empty and its
     effect is ``NoExecute`` or empty, whatever its operator and seconds, exactly as upstream checks.
-    This is what lets the taint-eviction controller wait 300 s before deleting pods of a lost node."""
+    This is what lets the taint-eviction controller wait 300 s before deleting pods of a lost node.
+
+    An update that keeps the stored spec object (a metadata patch) has nothing to add: every stored pod
+    spec passed this plugin, or is one that did plus a ``nodeName`` (``pods/binding``)."""
     spec = pod.get("spec")
+    if old is not None and spec is old.get("spec"):
+        return None
     if not isinstance(spec, dict):
         return None
     tolerations = spec.get("tolerations") or []
@@ -346,10 +359,11 @@ def _model(module: str, name: str) -> Any:
 
 def register_builtin(server: ApiServer) -> None:
     server.register(
-        ResourceType("Pod", "v1", "pods", model=_model("fakecluster.api.core", "Pod"), strategy=PodStrategy())
+        ResourceType("Pod", "v1", "pods", model=_model("fakecluster.api.core", "Pod"), strategy=PodStrategy(),
+                     stored_spec_valid=True)
     )
     server.register_admission("Pod", "DefaultTolerationSeconds", mutating=default_toleration_seconds,
-                              operations=("CREATE", "UPDATE"))
+                              operations=("CREATE", "UPDATE"), keeps_schema_valid=True)
     server.register(
         ResourceType(
             "Service",

@@ -29,18 +29,20 @@ class GarbageCollector:
 
     def _on_event(self, event: WatchEvent) -> None:
         meta = event.object["metadata"]
-        refs = list(meta.get("ownerReferences") or ())
         old_meta = event.old["metadata"] if event.old is not None else {}
-        old_refs = list(old_meta.get("ownerReferences") or ())
         if event.type == "DELETED":
             self.controller.enqueue(meta["uid"])
-            for ref in refs + old_refs:
+            for ref in [*(meta.get("ownerReferences") or ()), *(old_meta.get("ownerReferences") or ())]:
                 self.controller.enqueue(ref["uid"])
             return
         if meta.get("deletionTimestamp") is not None:
             finalizers = meta.get("finalizers") or ()
             if FOREGROUND in finalizers or ORPHAN in finalizers:
                 self.controller.enqueue(meta["uid"])
+        if meta.get("ownerReferences") is old_meta.get("ownerReferences"):
+            return  # most writes share the stored version's references
+        refs = list(meta.get("ownerReferences") or ())
+        old_refs = list(old_meta.get("ownerReferences") or ())
         if refs != old_refs:
             # A released owner may be waiting in the foreground for this dependent; a reference to an owner
             # that does not exist (at create or added later) makes this object garbage.

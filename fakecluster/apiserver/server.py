@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import uuid
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ ValidatingHook = Callable[[str, Obj, Obj | None], None]
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apiserver/pkg/storage/names
 _MAX_GENERATED_NAME_PREFIX = 58
 _DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_ABSENT = object()
 FOREGROUND = "foregroundDeletion"
 ORPHAN = "orphan"
 
@@ -46,6 +46,15 @@ ORPHAN = "orphan"
 def _go_string_slice(values: Iterable[str]) -> str:
     """Go's ``%#v`` of a ``[]string``, as upstream messages embed it: ``[]string{"a", "b"}``."""
     return "[]string{" + ", ".join(json.dumps(v) for v in values) + "}"
+
+
+def _uuid4(bits: int) -> str:
+    """``str(uuid.UUID(int=bits, version=4))``, without building the UUID object: every create draws
+    one, and ``UUID.__init__``'s argument checks cost more than the formatting."""
+    bits = ((bits & ~(0xC000 << 48)) | (0x8000 << 48))  # the RFC 4122 variant
+    bits = ((bits & ~(0xF000 << 64)) | (4 << 76))  # version 4
+    text = f"{bits:032x}"
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 def _owner_reference_errors(meta: Obj) -> list[FieldError]:
@@ -89,6 +98,7 @@ class _Admission:
     mutating: MutatingHook | None
     validating: ValidatingHook | None
     operations: tuple[str, ...]
+    keeps_schema_valid: bool
 
 
 class ApiServer:
@@ -101,11 +111,24 @@ class ApiServer:
         self._objects: dict[str, dict[Key, Obj]] = {}
         self._by_uid: dict[str, tuple[str, Key]] = {}
         self._by_owner: dict[str, dict[tuple[str, Key], None]] = {}
+        self._owned_in_order: dict[str, dict[tuple[str, str | None], list[Key]]] = {}
+        """Per owner uid, per (kind, namespace filter): the dependents' keys in key order, as ``list`` by
+        ``owner_uid`` returns them. A Job's sync lists its pods by owner every time while the set of
+        pods rarely changes, so the sorted keys are kept until a dependent of that owner comes or goes."""
         self._label_index: dict[str, dict[tuple[str, str], dict[Key, None]]] = {}
+        """Per kind, keys by ``(label, value)``: built the first time a kind is listed by a label
+        selector, then kept current. Nothing in the cluster itself lists by label, so a run that never
+        does skips the per-label bookkeeping on every create (a JobSet pod carries ~17 labels)."""
+        self._valid_specs: dict[tuple[str, Key], Obj] = {}
+        """For kinds whose stored specs always pass the schema (``ResourceType.stored_spec_valid``): the
+        spec object each stored object has, so a patch that keeps it validates only the rest."""
         self._admission: dict[str, list[_Admission]] = {}
         self._watchers: dict[str, list[Handler]] = {}
         self._all_watchers: list[Handler] = []
-        self._pending: deque[tuple[list[Handler], WatchEvent]] = deque()
+        self._targets: dict[str, tuple[Handler, ...]] = {}
+        """Per kind, the handlers an event is delivered to (the kind's, then the all-kinds ones), built
+        once instead of per event; :meth:`watch` drops it."""
+        self._pending: deque[tuple[tuple[Handler, ...], WatchEvent]] = deque()
         self._dispatching = False
         self._rv = 0
         self.writes = 0
@@ -114,7 +137,6 @@ class ApiServer:
     def register(self, rtype: ResourceType) -> None:
         self._types[rtype.kind] = rtype
         self._objects.setdefault(rtype.kind, {})
-        self._label_index.setdefault(rtype.kind, {})
 
     def register_admission(
         self,
@@ -124,9 +146,14 @@ class ApiServer:
         mutating: MutatingHook | None = None,
         validating: ValidatingHook | None = None,
         operations: Iterable[str] = ("CREATE", "UPDATE"),
+        keeps_schema_valid: bool = False,
     ) -> None:
-        """Add a webhook to the chain for ``kind``. Mutating hooks all run before validating ones."""
-        self._admission.setdefault(kind, []).append(_Admission(name, mutating, validating, tuple(operations)))
+        """Add a webhook to the chain for ``kind``. Mutating hooks all run before validating ones.
+
+        ``keeps_schema_valid``: the mutating hook only ever adds or changes values the kind's schema
+        accepts, so an object vouched for as schema-valid (``create(schema_valid=True)``) stays so."""
+        self._admission.setdefault(kind, []).append(
+            _Admission(name, mutating, validating, tuple(operations), keeps_schema_valid))
 
     def resource(self, kind: str) -> ResourceType:
         try:
@@ -146,12 +173,15 @@ class ApiServer:
             self._all_watchers.append(handler)
         else:
             self._watchers.setdefault(kind, []).append(handler)
+        self._targets.clear()
 
     def _notify(self, etype: str, kind: str, obj: Obj, old: Obj | None) -> None:
-        handlers = self._watchers.get(kind, [])
-        if not handlers and not self._all_watchers:
+        targets = self._targets.get(kind)
+        if targets is None:
+            targets = self._targets[kind] = (*self._watchers.get(kind, ()), *self._all_watchers)
+        if not targets:
             return
-        self._pending.append((handlers + self._all_watchers, WatchEvent(etype, kind, obj, old)))
+        self._pending.append((targets, WatchEvent(etype, kind, obj, old)))
         if self._dispatching:
             return  # delivered after the current event, keeping resourceVersion order for every watcher
         self._dispatching = True
@@ -186,13 +216,15 @@ class ApiServer:
         """Objects in key order (namespace, name), as etcd lists them. Read-only snapshots."""
         rtype = self.resource(kind)
         store = self._objects[kind]
+        if owner_uid is not None and selector is None:
+            return list(map(store.__getitem__, self._owned_keys(owner_uid, kind, namespace, rtype)))
         sel = as_selector(selector)
         if owner_uid is not None:
             keys: Iterable[Key] = [k for (kd, k) in self._by_owner.get(owner_uid, {}) if kd == kind]
         else:
             terms = sel.equality_terms() if selector is not None else []
             if terms:
-                index = self._label_index[kind]
+                index = self._labels_of_kind(kind)
                 keys = min((index.get(t, {}) for t in terms), key=len)
             else:
                 keys = store.keys()
@@ -204,6 +236,26 @@ class ApiServer:
             if selector is None or sel.matches(obj["metadata"].get("labels") or {}):
                 out.append(obj)
         return out
+
+    def _labels_of_kind(self, kind: str) -> dict[tuple[str, str], dict[Key, None]]:
+        index = self._label_index.get(kind)
+        if index is None:
+            index = self._label_index[kind] = {}
+            for key, obj in self._objects[kind].items():
+                for item in (obj["metadata"].get("labels") or {}).items():
+                    index.setdefault(item, {})[key] = None
+        return index
+
+    def _owned_keys(self, owner_uid: str, kind: str, namespace: str | None, rtype: ResourceType) -> list[Key]:
+        """Keys of ``kind`` objects referencing ``owner_uid`` (in ``namespace``, if given), in key order."""
+        ns_filter = namespace if namespace and rtype.namespaced else None
+        cached = self._owned_in_order.setdefault(owner_uid, {})
+        keys = cached.get((kind, ns_filter))
+        if keys is None:
+            keys = sorted(k for (kd, k) in self._by_owner.get(owner_uid, {})
+                          if kd == kind and (ns_filter is None or k[0] == ns_filter))
+            cached[(kind, ns_filter)] = keys
+        return keys
 
     def dependents(self, owner_uid: str) -> list[tuple[str, Obj]]:
         """Objects whose ownerReferences name ``owner_uid`` (the garbage collector's graph)."""
@@ -247,7 +299,12 @@ class ApiServer:
         name = obj.get("metadata", {}).get("name") or obj.get("metadata", {}).get("generateName", "")
         return errors.Invalid(rtype.kind, rtype.group, name, errs)
 
-    def create(self, obj: Obj) -> Obj:
+    def create(self, obj: Obj, *, schema_valid: bool = False) -> Obj:
+        """POST. ``schema_valid``: the caller vouches that ``obj`` passes the kind's schema (an emulated
+        controller building it from parts the server already validated, see
+        :class:`~fakecluster.controllers.job_pods.PodFactory`); unless a mutating admission hook that
+        may break that runs, the per-object schema validation is skipped. Everything else (names,
+        owner references, strategy validation, admission) runs as for any create."""
         kind = obj.get("kind")
         if not isinstance(kind, str):
             raise errors.BadRequest("Object 'Kind' is missing in the request body")
@@ -281,7 +338,9 @@ class ApiServer:
         obj = self._admit("CREATE", kind, obj, None, mutate=True)
         meta = obj["metadata"]
         errs = self._meta_errors(meta, rtype)
-        errs += rtype.schema_errors(obj) or _owner_reference_errors(meta)
+        vouched = schema_valid and all(hook.keeps_schema_valid for hook in self._admission.get(kind, ())
+                                       if hook.mutating is not None and "CREATE" in hook.operations)
+        errs += ([] if vouched else rtype.schema_errors(obj)) or _owner_reference_errors(meta)
         if errs:
             raise self._invalid(rtype, obj, errs)
         key = (meta.get("namespace", ""), meta["name"])
@@ -293,7 +352,7 @@ class ApiServer:
         if key in self._objects[kind]:
             raise errors.AlreadyExists(rtype.plural, rtype.group, meta["name"])
         now = self.clock.timestamp()
-        meta["uid"] = str(uuid.UUID(int=self._rng.getrandbits(128), version=4))
+        meta["uid"] = _uuid4(self._rng.getrandbits(128))
         meta["creationTimestamp"] = now
         for stale in ("deletionTimestamp", "deletionGracePeriodSeconds"):
             meta.pop(stale, None)
@@ -308,6 +367,8 @@ class ApiServer:
         self._admit("CREATE", kind, obj, None, mutate=False)
         meta["resourceVersion"] = self._next_rv()
         self._store(kind, key, obj, None)
+        if rtype.stored_spec_valid:
+            self._valid_specs[(kind, key)] = obj.get("spec")
         self._notify("ADDED", kind, obj, None)
         return obj
 
@@ -434,7 +495,8 @@ class ApiServer:
             rtype.strategy.prepare_for_update(new, old)
             body = {k: v for k, v in new.items() if k != "status"} if rtype.status_subresource else new
             errs = self._meta_errors(new["metadata"], rtype)
-            errs += rtype.schema_errors(body) or _owner_reference_errors(new["metadata"])
+            errs += rtype.schema_errors(body, valid_spec=self._valid_specs.get((kind, key))) \
+                or _owner_reference_errors(new["metadata"])
             if not errs:
                 errs = rtype.strategy.validate(new) + rtype.strategy.validate_update(new, old)
         if errs:
@@ -442,7 +504,12 @@ class ApiServer:
         if subresource != "status":
             self._admit("UPDATE", kind, new, old, mutate=False)
         new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
-        if new == old:
+        if subresource == "status":
+            # Everything but the status is the stored object's (metadata an equal copy): compare that.
+            unchanged = new.get("status", _ABSENT) == old.get("status", _ABSENT)
+        else:
+            unchanged = new == old
+        if unchanged:
             return old  # no-op: no new revision, no watch event
         if subresource != "status" and self._generation_changed(rtype, new, old):
             new["metadata"]["generation"] = old["metadata"].get("generation", 0) + 1
@@ -450,6 +517,8 @@ class ApiServer:
         if self._should_remove(rtype, new):
             return self._remove(kind, key, new, rv_assigned=True)
         self._store(kind, key, new, old)
+        if rtype.stored_spec_valid and subresource != "status":
+            self._valid_specs[(kind, key)] = new.get("spec")  # validated above (or kept from `old`)
         self._notify("MODIFIED", kind, new, old)
         return new
 
@@ -597,6 +666,8 @@ class ApiServer:
         new["status"] = status
         new["metadata"] = dict(old["metadata"], resourceVersion=self._next_rv())
         self._store("Pod", (namespace, name), new, old)
+        if self._valid_specs.get(("Pod", (namespace, name))) is old["spec"] and isinstance(node_name, str):
+            self._valid_specs[("Pod", (namespace, name))] = new["spec"]  # plus a string nodeName: still valid
         self._notify("MODIFIED", "Pod", new, old)
         return new
 
@@ -620,15 +691,18 @@ class ApiServer:
         old_meta = old["metadata"] if old is not None else {}
         refs = meta.get("ownerReferences")
         old_refs = old_meta.get("ownerReferences")
-        if refs != old_refs:
+        # Most writes share labels and references with the stored version (copy-on-write): skip comparing.
+        if refs is not old_refs and refs != old_refs:
             for ref in old_refs or ():
                 self._by_owner.get(ref.get("uid", ""), {}).pop((kind, key), None)
+                self._owned_in_order.pop(ref.get("uid", ""), None)
             for ref in refs or ():
                 self._by_owner.setdefault(ref.get("uid", ""), {})[(kind, key)] = None
+                self._owned_in_order.pop(ref.get("uid", ""), None)
         labels = meta.get("labels")
         old_labels = old_meta.get("labels")
-        if labels != old_labels:
-            index = self._label_index[kind]
+        index = self._label_index.get(kind)
+        if index is not None and labels is not old_labels and labels != old_labels:
             for item in (old_labels or {}).items():
                 bucket = index.get(item)
                 if bucket is not None:
@@ -643,15 +717,18 @@ class ApiServer:
         version, which is what they were built from: the final state may differ (one update can drop the
         last finalizer and change labels)."""
         stored = self._objects[kind].pop(key)
+        self._valid_specs.pop((kind, key), None)
         stored_meta = stored["metadata"]
         self._by_uid.pop(stored_meta["uid"], None)
         for ref in stored_meta.get("ownerReferences") or ():
             self._by_owner.get(ref.get("uid", ""), {}).pop((kind, key), None)
-        index = self._label_index[kind]
-        for item in (stored_meta.get("labels") or {}).items():
-            bucket = index.get(item)
-            if bucket is not None:
-                bucket.pop(key, None)
+            self._owned_in_order.pop(ref.get("uid", ""), None)
+        index = self._label_index.get(kind)
+        if index is not None:
+            for item in (stored_meta.get("labels") or {}).items():
+                bucket = index.get(item)
+                if bucket is not None:
+                    bucket.pop(key, None)
         if rv_assigned:
             deleted = obj
         else:

@@ -26,10 +26,11 @@ from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.clock import EPOCH, parse_rfc3339
 from fakecluster.controllers.job_expectations import PodExpectations
+from fakecluster.controllers.job_pod_view import JobPodViews
 from fakecluster.controllers.job_podcontrol import remove_tracking_finalizer
 from fakecluster.controllers.job_pods import TRACKING_FINALIZER, has_tracking_finalizer
 from fakecluster.controllers.job_status import BackoffRecord, is_finished
-from fakecluster.controllers.job_sync import SYNC_JOB_BATCH_PERIOD, JobSync, PodFacts
+from fakecluster.controllers.job_sync import SYNC_JOB_BATCH_PERIOD, JobSync
 from fakecluster.objects import Obj, controller_of
 from fakecluster.runtime import Controller
 
@@ -65,8 +66,8 @@ class JobController:
         self._client = cluster.client(COMPONENT)
         self._backoff: dict[JobKey, BackoffRecord] = {}
         self._expectations = PodExpectations(cluster.clock)
-        self._pod_facts: dict[str, tuple[Obj, PodFacts]] = {}
-        """Per pod uid: the last pod object seen by a sync and what it derived from it (see pod_facts)."""
+        self._pod_views = JobPodViews()
+        """Per Job: its pods as its syncs count them, kept current from the pod watch (see job_pod_view)."""
         self.controller = Controller(cluster.clock, COMPONENT, self._sync,
                                      latency=cluster.config.job_controller_latency,
                                      backoff_base=DEFAULT_JOB_API_BACKOFF, backoff_max=MAX_JOB_API_BACKOFF)
@@ -106,7 +107,7 @@ class JobController:
 
         sync = JobSync(self._client, self._clock, job, self._backoff.get(key, BackoffRecord()),
                        save_backoff=save_backoff, record_event=self._record_event,
-                       expectations=self._expectations, pod_facts=self._pod_facts)
+                       expectations=self._expectations, pod_views=self._pod_views)
         return sync.run()
 
     def _sync_orphan_pod(self, namespace: str, name: str) -> None:
@@ -139,6 +140,7 @@ class JobController:
             self.controller.enqueue(key)
             return
         if event.type == "DELETED":
+            self._pod_views.forget(meta["uid"])
             self.controller.enqueue(key)
             self._enqueue_tracked_pods(job)
             return
@@ -167,20 +169,21 @@ class JobController:
         only on the deletion path, where the Job's finished state decides between syncing the Job and
         cleaning up an orphan.
         """
+        self._pod_views.on_pod_event(event)
         pod = event.object
         meta = pod["metadata"]
-        if event.type == "DELETED":
-            self._pod_facts.pop(meta["uid"], None)
-        self._observe_expectations(event)
+        ref = controller_of(pod)
+        self._observe_expectations(event, ref)
         if event.type == "DELETED" or meta.get("deletionTimestamp") is not None:
             if event.type == "MODIFIED" and event.old is not None \
                     and event.old["metadata"].get("resourceVersion") == meta.get("resourceVersion"):
                 return
             self._on_pod_deleted(pod)
             return
-        ref = controller_of(pod)
-        if event.type == "MODIFIED" and event.old is not None:
-            old_ref = controller_of(event.old)
+        old = event.old
+        if event.type == "MODIFIED" and old is not None \
+                and old["metadata"].get("ownerReferences") is not meta.get("ownerReferences"):
+            old_ref = controller_of(old)
             if old_ref is not None and old_ref != ref and old_ref.get("kind") == "Job":
                 self._enqueue_batched(meta.get("namespace", ""), old_ref["name"])
         if ref is not None:
@@ -189,11 +192,10 @@ class JobController:
         elif TRACKING_FINALIZER in (meta.get("finalizers") or ()):
             self.controller.enqueue(("Pod", meta.get("namespace", ""), meta["name"]))
 
-    def _observe_expectations(self, event: WatchEvent) -> None:
+    def _observe_expectations(self, event: WatchEvent, ref: Obj | None) -> None:
         """``CreationObserved`` on a pod's ADDED, ``DeletionObserved`` once it is terminating or gone,
-        for the Job named by its controller reference."""
+        for the Job named by ``ref``, the pod's controller reference."""
         meta = event.object["metadata"]
-        ref = controller_of(event.object)
         if ref is None or ref.get("kind") != "Job":
             return
         job_key = (meta.get("namespace", ""), ref["name"])

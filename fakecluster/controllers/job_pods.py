@@ -265,6 +265,21 @@ class PodFactory:
 
     The API server deep-copies what it is given on create, so the pods built here share sub-trees with
     the Job's template instead of copying them per pod.
+
+    A pod built here passes the Pod schema, so :class:`~fakecluster.controllers.job_podcontrol.PodControl`
+    creates it with ``schema_valid=True`` and the API server skips validating it again:
+
+    - its spec is the template spec of a *stored* Job: validated with the Job (a Job's template is a
+      ``PodTemplateSpec``, whose spec is the same ``PodSpec`` model) and then defaulted by
+      ``default_pod_spec`` with values that model accepts (the premise of the Pod kind's
+      ``stored_spec_valid``, held by a test); updates of a Job's template are validated too. To it come
+      ``hostname`` (a string) and, Indexed, a ``JOB_COMPLETION_INDEX`` ``EnvVar`` (a name and an opaque
+      ``valueFrom``);
+    - its metadata is the template's (the same ``ObjectMeta`` model) with ``generateName`` and
+      ``namespace`` strings, string labels and annotations added, the tracking finalizer and a complete
+      ``OwnerReference`` (the Job's apiVersion, kind, name and uid, two booleans).
+
+    ``tests/test_job_controller.py`` validates pods built from Jobs of every shape against the schema.
     """
 
     def __init__(self, job: Obj, indexed: bool,

@@ -35,18 +35,13 @@ from fakecluster.controllers.job_per_index import (
     pods_with_delayed_deletion,
     replacement_annotations,
 )
+from fakecluster.controllers.job_pod_view import JobPodView, JobPodViews, TrackedPod, valid_indexes
 from fakecluster.controllers.job_podcontrol import PodControl
 from fakecluster.controllers.job_pods import (
-    TRACKING_FINALIZER,
-    UNKNOWN_INDEX,
     PodFactory,
-    completion_index,
     finished_time,
-    is_controlled_by,
-    is_pod_ready,
     match_pod_failure_policy,
     pods_for_removal,
-    restart_count,
 )
 from fakecluster.controllers.job_status import (
     BACKOFF_LIMIT_EXCEEDED,
@@ -79,40 +74,15 @@ SYNC_JOB_BATCH_PERIOD = 1.0
 """``syncJobBatchPeriod``; also the floor of a back-off requeue (``enqueueSyncJobWithDelay``)."""
 
 
-PodFacts = tuple[bool, str | None, bool, int, bool, int, bool]
-"""What one sync needs from a pod: controlled by the Job, phase, terminating, completion index, Ready,
-Σ restartCount, carries the tracking finalizer."""
-
-
-def pod_facts(pod: Obj, job_uid: str, indexed: bool) -> PodFacts:
-    """Derive a pod version's :data:`PodFacts`. Stored objects never change (copy-on-write), so the
-    controller memoizes this per pod *object*: a Job syncs many times per pod version, and this pass is
-    the per-pod cost of every sync."""
-    meta = pod["metadata"]
-    refs = meta.get("ownerReferences")
-    usual = bool(refs) and refs[0].get("uid") == job_uid and refs[0].get("controller")
-    controlled = bool(usual) or is_controlled_by(pod, job_uid)
-    phase = (pod.get("status") or {}).get("phase")
-    return (
-        controlled,
-        phase,
-        meta.get("deletionTimestamp") is not None,
-        completion_index(pod) if indexed else UNKNOWN_INDEX,
-        is_pod_ready(pod),
-        restart_count(pod),
-        TRACKING_FINALIZER in (meta.get("finalizers") or ()),
-    )
-
-
 class JobSync(StatusTracking):
     """State and steps of a single ``syncJob`` call. Create, :meth:`run`, discard."""
 
     def __init__(self, client: LocalClient, clock: Clock, job: Obj, backoff: BackoffRecord, *,
                  save_backoff: BackoffSaver, record_event: EventRecorder,
                  expectations: PodExpectations | None = None,
-                 pod_facts: dict[str, tuple[Obj, PodFacts]] | None = None) -> None:
+                 pod_views: JobPodViews | None = None) -> None:
         self._client = client
-        self._pod_facts = pod_facts if pod_facts is not None else {}
+        self._pod_views = pod_views if pod_views is not None else JobPodViews()
         self._clock = clock
         self._save_backoff = save_backoff
         self._record_event = record_event
@@ -152,13 +122,30 @@ class JobSync(StatusTracking):
     def run(self) -> float | None:
         """Returns the requeue delay (back-off or ``activeDeadlineSeconds``); raises the first API
         error after status tracking has been flushed, so the work queue retries with back-off."""
+        self.pod_view = self._hold_pod_view()
+        try:
+            return self._sync()
+        finally:
+            self.pod_view.release()
+
+    def _hold_pod_view(self) -> JobPodView:
+        """The Job's pods as of now, unchanged by this sync's own writes until it releases them."""
+        params = (self.indexed, self.completions or 0, self.only_replace_failed)
+        view = self._pod_views.hold(self.uid, self.namespace, params)
+        if view is None:
+            pods = self._client.list("Pod", self.namespace, owner_uid=self.uid, readonly=True)
+            view = self._pod_views.start(self.uid, self.namespace, params, pods)
+        return view
+
+    def _sync(self) -> float | None:
         self._observe()
         if self.stored_status.get("startTime") is None and not self.suspended:
             self.status["startTime"] = self.now
         self._evaluate_finish()
         suspend_changed = False
         if self.finished_condition is not None:
-            deleted_ready, deleted = self._pods.delete_pods(self.active_pods, keep_finalizers=True)
+            active_pods = self.pod_view.active_pods()[0]
+            deleted_ready, deleted = self._pods.delete_pods(active_pods, keep_finalizers=True)
             if deleted != self.active:
                 self.finished_condition = None
             self.active -= deleted
@@ -182,7 +169,8 @@ class JobSync(StatusTracking):
 
     # ------------------------------------------------------------------ observe
     def _observe(self) -> None:
-        """List the Job's pods once and derive every count from that one O(pods) pass."""
+        """Count the Job's pods (see :mod:`~fakecluster.controllers.job_pod_view`: the pods changed since
+        the last sync are reclassified, the rest keep their place) and stage the new status."""
         stored = self.stored_status
         uncounted = stored.get("uncountedTerminatedPods") or {}
         self.uncounted_succeeded = set(uncounted.get("succeeded") or ())
@@ -193,52 +181,25 @@ class JobSync(StatusTracking):
                                              "failed": list(uncounted.get("failed") or ())}
         self.status = status
 
-        pods = self._client.list("Pod", self.namespace, owner_uid=self.uid, readonly=True)
-        uid = self.uid
         indexed, completions = self.indexed, self.completions or 0
-        only_replace_failed, policy = self.only_replace_failed, self.failure_policy
+        view = self.pod_view
+        policy = self.failure_policy
         count_restarts = (self.spec.get("template") or {}).get("spec", {}).get("restartPolicy") == "OnFailure"
-        active: list[Obj] = []
-        active_ix: list[int] = []
-        terminating: list[Obj] = []
-        terminating_ix: list[int] = []
-        tracked: list[tuple[int, Obj]] = []
+        self.active, self.ready, self.terminating = view.active, view.ready, view.terminating
+        self.restarts = view.restarts if count_restarts else 0
+        self.fail_job_message: str | None = None
+        if policy is not None:
+            for pod in view.failed_pods():
+                self.fail_job_message = match_pod_failure_policy(policy, pod)[0]
+                if self.fail_job_message is not None:
+                    break
+        self.finished_tracked: list[TrackedPod] = view.finished_tracked_pods()
         new_succeeded: list[Obj] = []
         new_failed: list[Obj] = []
         succeeded_ix: set[int] = set()
         per_index = self.per_index_limit is not None
         failed_tracked: list[tuple[int, Obj]] = []
-        ready = restarts = 0
-        self.fail_job_message: str | None = None
-        memo = self._pod_facts
-        for pod in pods:
-            meta = pod["metadata"]
-            hit = memo.get(meta["uid"])
-            if hit is not None and hit[0] is pod:
-                facts = hit[1]
-            else:
-                facts = pod_facts(pod, uid, indexed)
-                memo[meta["uid"]] = (pod, facts)
-            controlled, phase, deleting, ix, is_ready, pod_restarts, has_finalizer = facts
-            if not controlled:  # the owner index also lists plain references
-                continue
-            if phase not in ("Succeeded", "Failed"):
-                if deleting:
-                    terminating.append(pod)
-                    terminating_ix.append(ix)
-                else:
-                    active.append(pod)
-                    active_ix.append(ix)
-                    if is_ready:
-                        ready += 1
-                if count_restarts and phase in ("Pending", "Running"):
-                    restarts += pod_restarts
-            failed = phase == "Failed" or (deleting and not only_replace_failed and phase != "Succeeded")
-            if failed and policy is not None and self.fail_job_message is None:
-                self.fail_job_message = match_pod_failure_policy(policy, pod)[0]
-            if not has_finalizer:
-                continue
-            tracked.append((ix, pod))
+        for ix, pod, pod_uid, phase, failed in self.finished_tracked:
             if indexed and not 0 <= ix < completions:
                 continue
             if failed and per_index:
@@ -246,14 +207,10 @@ class JobSync(StatusTracking):
             if phase == "Succeeded":
                 if indexed:
                     succeeded_ix.add(ix)
-                if meta["uid"] not in self.uncounted_succeeded:
+                if pod_uid not in self.uncounted_succeeded:
                     new_succeeded.append(pod)
-            elif failed and meta["uid"] not in self.uncounted_failed:
+            elif failed and pod_uid not in self.uncounted_failed:
                 new_failed.append(pod)
-        self.active_pods, self.active_indexes, self.tracked = active, active_ix, tracked
-        self.terminating_indexes = terminating_ix
-        self.active, self.ready, self.terminating = len(active), ready, len(terminating)
-        self.restarts = restarts
         counted_failures = len(new_failed)
         if policy is not None:
             counted_failures = sum(1 for p in new_failed if match_pod_failure_policy(policy, p)[1])
@@ -330,7 +287,7 @@ class JobSync(StatusTracking):
             if reason is not None:
                 self.finished_condition = new_condition(FAILURE_TARGET, "True", *reason, self.now)
         self.delayed = pods_with_delayed_deletion(self.failed_tracked, self.succeeded_indexes, failed,
-                                                  self.active_indexes)
+                                                  self.pod_view.active_pods()[1])
 
     def _past_backoff_limit_on_failure(self) -> bool:
         """``pastBackoffLimitOnFailure``: with ``restartPolicy: OnFailure`` pods restart in place, so
@@ -372,7 +329,7 @@ class JobSync(StatusTracking):
 
     def _manage_job(self) -> int:
         """Delete surplus pods *or* create missing ones (never both in one sync); returns ``active``."""
-        active = len(self.active_pods)
+        active = self.pod_view.active
         if self.suspended:
             return active - self._delete_surplus(self._pods_for_removal(active))
         parallelism = self.spec.get("parallelism", 1)
@@ -394,9 +351,11 @@ class JobSync(StatusTracking):
         diff = min(diff, MAX_POD_CREATE_DELETE_PER_SYNC)
         pending: list[int] = []
         if self.indexed:
-            non_pending = indexes.with_ordered_indexes(self.succeeded_indexes, _valid(self.active_indexes))
+            non_pending = indexes.with_ordered_indexes(self.succeeded_indexes,
+                                                       valid_indexes(self.pod_view.active_indexes))
             if self.only_replace_failed:
-                non_pending = indexes.with_ordered_indexes(non_pending, _valid(self.terminating_indexes))
+                non_pending = indexes.with_ordered_indexes(non_pending,
+                                                           valid_indexes(self.pod_view.terminating_indexes))
             if self.failed_indexes is not None:
                 non_pending = indexes.merge(non_pending, self.failed_indexes)
             pending = indexes.first_pending_indexes(non_pending, diff, self.completions or 0)
@@ -413,8 +372,13 @@ class JobSync(StatusTracking):
         return replacement_annotations(self.failure_policy, self.delayed.get(index))
 
     def _pods_for_removal(self, at_least: int) -> list[Obj]:
-        indexes_ = self.active_indexes if self.indexed else None
-        return pods_for_removal(self.active_pods, indexes_, self.completions or 0, at_least)
+        """``activePodsForRemoval``; the common case, nothing to remove, is answered from the view's
+        counts without listing the active pods."""
+        if at_least == 0 and (not self.indexed or self.pod_view.active_indexes_distinct_in_range()):
+            return []
+        active, active_indexes = self.pod_view.active_pods()
+        return pods_for_removal(active, active_indexes if self.indexed else None, self.completions or 0,
+                                at_least)
 
     def _delete_surplus(self, pods: list[Obj]) -> int:
         ready, removed = self._pods.delete_pods(pods, keep_finalizers=False)
@@ -422,7 +386,3 @@ class JobSync(StatusTracking):
         self.ready -= ready
         return removed
 
-
-def _valid(completion_indexes: list[int]) -> list[int]:
-    """``getIndexes``: the distinct known completion indexes, ascending."""
-    return sorted({ix for ix in completion_indexes if ix >= 0})

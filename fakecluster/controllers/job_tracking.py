@@ -17,8 +17,9 @@ from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from fakecluster.controllers import indexes
+from fakecluster.controllers.job_pod_view import JobPodView, TrackedPod
 from fakecluster.controllers.job_podcontrol import PodControl
-from fakecluster.controllers.job_pods import is_pod_failed, match_pod_failure_policy
+from fakecluster.controllers.job_pods import match_pod_failure_policy
 from fakecluster.controllers.job_status import (
     COMPLETE,
     FAILED,
@@ -62,7 +63,8 @@ class StatusTracking:
     failure_policy: Obj | None
     stored_status: Obj
     status: Obj
-    tracked: list[tuple[int, Obj]]
+    pod_view: JobPodView
+    finished_tracked: list[TrackedPod]
     uncounted_succeeded: set[str]
     uncounted_failed: set[str]
     prev_succeeded_indexes: indexes.Intervals
@@ -80,24 +82,21 @@ class StatusTracking:
         uncounted or terminating any more, add the terminal condition; write status again."""
         status, indexed = self.status, self.indexed
         uncounted = status["uncountedTerminatedPods"]
-        tracked = sorted(self.tracked, key=itemgetter(0)) if indexed else self.tracked
-        with_finalizer = {pod["metadata"]["uid"] for _, pod in tracked}
-        if _count_uncounted_without_finalizer(status, with_finalizer):
-            needs_flush = True
         finished = self.finished_condition
         remove_all = self.deleting or finished is not None
+        # Without remove_all only terminated pods lose their finalizer: _observe collected those.
+        tracked = self.pod_view.all_tracked_pods() if remove_all else self.finished_tracked
+        if indexed:
+            tracked = sorted(tracked, key=itemgetter(0))
+        if _count_uncounted_without_finalizer(status, self.pod_view.tracked_uids):
+            needs_flush = True
         finishing_failed = finished is not None and finished["type"] != SUCCESS_CRITERIA_MET
         completions = self.completions or 0
         to_remove: list[Obj] = []
         new_indexes: list[int] = []
         reached_max = False
         delayed = self.delayed
-        for ix, pod in tracked:
-            uid = pod["metadata"]["uid"]
-            phase = (pod.get("status") or {}).get("phase")
-            failed = is_pod_failed(pod, self.only_replace_failed)
-            if not (remove_all or phase == "Succeeded" or failed):
-                continue
+        for ix, pod, uid, phase, failed in tracked:
             if delayed and not remove_all and phase != "Succeeded" and _is_delayed(delayed, ix, uid):
                 continue
             to_remove.append(pod)
@@ -135,8 +134,7 @@ class StatusTracking:
             self._save_backoff(self.backoff)
             needs_flush = False
         removed, failure = self._pods.remove_finalizers(to_remove)
-        with_finalizer.difference_update(removed)
-        if _count_uncounted_without_finalizer(status, with_finalizer):
+        if _count_uncounted_without_finalizer(status, self.pod_view.tracked_uids, set(removed)):
             needs_flush = True
         if failure is not None:
             if needs_flush:
@@ -220,15 +218,17 @@ def _is_delayed(delayed: dict[int, Obj], index: int, uid: str) -> bool:
     return pod is not None and pod["metadata"]["uid"] == uid
 
 
-def _count_uncounted_without_finalizer(status: Obj, with_finalizer: set[str]) -> bool:
-    """``cleanUncountedPodsWithoutFinalizers``: UIDs whose finalizer is gone move into the counters."""
+def _count_uncounted_without_finalizer(status: Obj, with_finalizer: set[str],
+                                       removed: set[str] | frozenset[str] = frozenset()) -> bool:
+    """``cleanUncountedPodsWithoutFinalizers``: UIDs whose finalizer is gone (no longer among the Job's
+    pods ``with_finalizer``, or ``removed`` by this sync) move into the counters."""
     uncounted = status["uncountedTerminatedPods"]
     changed = False
     for field in ("succeeded", "failed"):
         uids = uncounted[field]
         if not uids:
             continue
-        keep = [uid for uid in uids if uid in with_finalizer]
+        keep = [uid for uid in uids if uid in with_finalizer and uid not in removed]
         if len(keep) != len(uids):
             status[field] = status.get(field, 0) + len(uids) - len(keep)
             uncounted[field] = keep

@@ -16,7 +16,7 @@ from fakecluster.apiserver.server import WatchEvent
 from fakecluster.cluster import Cluster
 from fakecluster.objects import Obj, condition_true
 from fakecluster.scenario.trace import TraceEvent
-from fakecluster.workload import WorkloadPlugin
+from fakecluster.workload import Slot, WorkloadPlugin
 
 _POD_PHASE_EVENTS = {"Running": "Running", "Succeeded": "Succeeded", "Failed": "Failed"}
 _JOB_CONDITIONS = ("Complete", "Failed")
@@ -47,6 +47,9 @@ class TraceRecorder:
         self.events: list[Obj] = []
         self._event_index: dict[str, int] = {}
         self._writes = hashlib.sha256()
+        self._write_log: list[str] = []
+        """Lines not hashed yet: hashing in batches costs a fraction of one ``update`` per write."""
+        self._slots: dict[int, tuple[dict[str, str], object, Slot | None]] = {}
         self.listeners: list[Callable[[TraceEvent], None]] = []
         server = cluster.server
         server.watch("Pod", self._on_pod)
@@ -56,11 +59,18 @@ class TraceRecorder:
             server.watch("Event", self._on_event)
 
     def write_digest(self) -> str:
+        self._flush_write_log()
         return self._writes.hexdigest()
+
+    def _flush_write_log(self) -> None:
+        """Hash the buffered lines: SHA-256 over their concatenation equals one update per line."""
+        if self._write_log:
+            self._writes.update("".join(self._write_log).encode())
+            self._write_log.clear()
 
     def _emit(self, obj: Obj, kind: str, event: str, detail: str = "", *, own_name: bool = False) -> None:
         meta = obj["metadata"]
-        slot = None if own_name else self.plugin.slot_of(obj)
+        slot = None if own_name else self._slot_of(obj)
         record = TraceEvent(
             time=self.cluster.clock.now,
             seq=len(self.trace),
@@ -79,12 +89,28 @@ class TraceRecorder:
         for listener in self.listeners:
             listener(record)
 
+    def _slot_of(self, obj: Obj) -> Slot | None:
+        """``plugin.slot_of``, which reads only the kind and the labels, remembered per labels *object*:
+        the store is copy-on-write, so the versions of one pod share their labels dict and a pod's
+        several trace events cost one lookup. The entry holds the dict, so its id is never reused."""
+        labels = obj["metadata"].get("labels")
+        if labels is None:
+            return self.plugin.slot_of(obj)
+        kind = obj.get("kind")
+        hit = self._slots.get(id(labels))
+        if hit is not None and hit[0] is labels and hit[1] == kind:
+            return hit[2]
+        slot = self.plugin.slot_of(obj)
+        self._slots[id(labels)] = (labels, kind, slot)
+        return slot
+
     def _log_write(self, event: WatchEvent) -> None:
         meta = event.object["metadata"]
-        self._writes.update(
-            f"{event.type} {event.kind} {meta.get('namespace', '')}/{meta['name']} "
-            f"{meta.get('resourceVersion')}\n".encode()
-        )
+        log = self._write_log
+        log.append(f"{event.type} {event.kind} {meta.get('namespace', '')}/{meta['name']} "
+                   f"{meta.get('resourceVersion')}\n")
+        if len(log) >= 4096:
+            self._flush_write_log()
 
     def _on_pod(self, event: WatchEvent) -> None:
         self._log_write(event)
@@ -98,6 +124,8 @@ class TraceRecorder:
         assert old is not None
         if pod["spec"].get("nodeName") and not old["spec"].get("nodeName"):
             self._emit(pod, "Pod", "Scheduled", pod["spec"]["nodeName"])
+        if pod.get("status") is old.get("status"):
+            return  # a metadata-only write (finalizers, deletion): phase and readiness are unchanged
         phase = (pod.get("status") or {}).get("phase")
         old_phase = (old.get("status") or {}).get("phase")
         if phase != old_phase and phase in _POD_PHASE_EVENTS:

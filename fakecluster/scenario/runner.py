@@ -158,6 +158,7 @@ class ScenarioRun:
             self.namespaces[name] = (manifest.get("metadata") or {}).get("namespace") or "default"
         validate_against_workload(scenario, self.shapes)
         self._timings: dict[str, PodTimings] = {}
+        self._timings_by_rules: dict[tuple[int, ...], PodTimings] = {}
         self.rejections: list[str] = []
 
     # ----------------------------------------------------------------- set-up
@@ -186,7 +187,10 @@ class ScenarioRun:
         return config
 
     def _behaviour(self, pod: Obj) -> PodTimings:
-        """Resolve the ``pods:`` rules for a pod once (by uid) into the timings the emulators use."""
+        """Resolve the ``pods:`` rules for a pod once (by uid) into the timings the emulators use.
+
+        What the rules resolve to depends only on which of them match, so pods matching the same rules
+        (all workers of a replicated job, typically) share one resolution."""
         uid = pod["metadata"]["uid"]
         cached = self._timings.get(uid)
         if cached is not None:
@@ -200,8 +204,16 @@ class ScenarioRun:
             attempt=slot.attempt if slot else None,
             labels=pod["metadata"].get("labels") or {},
         )
+        matching = tuple(i for i, rule in enumerate(self.scenario.pods) if rule.match.matches(identity))
+        timings = self._timings_by_rules.get(matching)
+        if timings is None:
+            timings = self._timings_by_rules[matching] = self._resolve(identity)
+        self._timings[uid] = timings
+        return timings
+
+    def _resolve(self, identity: PodIdentity) -> PodTimings:
         rule = resolve_pod_rule(self.scenario.pods, identity)
-        timings = PodTimings(
+        return PodTimings(
             schedule=rule.schedule or 0.0,
             pull=rule.pull or 0.0,
             start=rule.start or 0.0,
@@ -211,8 +223,6 @@ class ScenarioRun:
             terminate=rule.terminate or 0.0,
             jitter=rule.jitter or 0.0,
         )
-        self._timings[uid] = timings
-        return timings
 
     # ----------------------------------------------------------------- play
     def play(self) -> ScenarioOutcome:
