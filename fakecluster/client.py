@@ -35,7 +35,9 @@ class Client(Protocol):
         readonly: bool = False,
     ) -> list[Obj]: ...
 
-    def create(self, obj: Obj, *, readonly: bool = False, schema_valid: bool = False) -> Obj: ...
+    def create(
+        self, obj: Obj, *, readonly: bool = False, schema_valid: bool = False, donate: bool = False
+    ) -> Obj: ...
 
     def update(self, obj: Obj, *, readonly: bool = False) -> Obj: ...
 
@@ -93,9 +95,11 @@ class LocalClient:
         items = self.server.list(kind, namespace, labels, owner_uid)
         return items if readonly else [clone(o) for o in items]
 
-    def create(self, obj: Obj, *, readonly: bool = False, schema_valid: bool = False) -> Obj:
-        """``schema_valid``: see :meth:`ApiServer.create` (for the cluster's own emulated controllers)."""
-        stored = self.server.create(obj, schema_valid=schema_valid)
+    def create(
+        self, obj: Obj, *, readonly: bool = False, schema_valid: bool = False, donate: bool = False
+    ) -> Obj:
+        """``schema_valid``, ``donate``: see :meth:`ApiServer.create` (the cluster's own controllers)."""
+        stored = self.server.create(obj, schema_valid=schema_valid, donate=donate)
         return stored if readonly else clone(stored)
 
     def update(self, obj: Obj, *, readonly: bool = False) -> Obj:
@@ -176,8 +180,10 @@ class ForwardingClient:
     ) -> list[Obj]:
         return self.inner.list(kind, namespace, labels=labels, owner_uid=owner_uid, readonly=readonly)
 
-    def create(self, obj: Obj, *, readonly: bool = False, schema_valid: bool = False) -> Obj:
-        return self.inner.create(obj, readonly=readonly, schema_valid=schema_valid)
+    def create(
+        self, obj: Obj, *, readonly: bool = False, schema_valid: bool = False, donate: bool = False
+    ) -> Obj:
+        return self.inner.create(obj, readonly=readonly, schema_valid=schema_valid, donate=donate)
 
     def update(self, obj: Obj, *, readonly: bool = False) -> Obj:
         return self.inner.update(obj, readonly=readonly)

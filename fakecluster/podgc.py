@@ -100,8 +100,15 @@ class PodGC:
     def _on_pod(self, event: WatchEvent) -> None:
         pod = event.object
         meta = pod["metadata"]
-        key = (meta.get("namespace", ""), meta["name"])
         node = pod["spec"].get("nodeName") or ""
+        old = event.old
+        if event.type == "MODIFIED" and old is not None and old["spec"] is pod["spec"] \
+                and old["metadata"].get("deletionTimestamp") == meta.get("deletionTimestamp"):
+            # Same node, same deletion state (most writes are status updates): indexed already.
+            if node and node not in self._nodes:
+                self._schedule()
+            return
+        key = (meta.get("namespace", ""), meta["name"])
         uid = meta["uid"]
         if event.type == "DELETED":
             _discard(self._bound, node, key)

@@ -61,7 +61,9 @@ class _QueuedPod:
     spec: Obj
     """The pod's spec from the store's snapshot (immutable: the store is copy-on-write)."""
     request: PodRequest
-    signature: str
+    signature: str | None = None
+    """:func:`scheduling_signature` of ``spec``: computed when the pod is first parked, since most pods
+    fit at once and never need it."""
     attempts: int = 0
     last_attempt: float = 0.0
     reserved_on: str | None = None
@@ -147,12 +149,11 @@ class Scheduler:
         if queued is not None and queued.uid == uid:
             if spec is not queued.spec and spec != queued.spec:  # e.g. tolerations added: retry now
                 self._unpark(key, queued)
-                queued.spec, queued.request = spec, pod_request(spec)
-                queued.signature = scheduling_signature(spec, queued.request)
+                queued.spec, queued.request, queued.signature = spec, pod_request(spec), None
                 self.controller.enqueue(key)
             return
         request = pod_request(spec)
-        self._queued[key] = _QueuedPod(uid, spec, request, scheduling_signature(spec, request))
+        self._queued[key] = _QueuedPod(uid, spec, request)
         timings = self.cluster.config.behaviour(pod)
         delay = timings.schedule
         if timings.jitter > 0:
@@ -172,6 +173,8 @@ class Scheduler:
             self._unpark(key, queued)
 
     def _unpark(self, key: tuple[str, str], queued: _QueuedPod) -> None:
+        if queued.signature is None:
+            return  # never parked
         group = self._parked.get(queued.signature)
         if group is not None and key in group:
             del group[key]
@@ -270,6 +273,8 @@ class Scheduler:
         if reserved_on is not None and (best is None or best.name != reserved_on):
             self._capacity_changed(reserved_on)  # the room counted for this pod is free for another
         if best is None:
+            if queued.signature is None:
+                queued.signature = scheduling_signature(queued.spec, queued.request)
             self._parked.setdefault(queued.signature, {})[key] = None  # type: ignore[index]
             self._record_failure(pod, fit_error_message(len(self._nodes), failures))
             return

@@ -157,11 +157,11 @@ class TaintEvictionController:
 
     def _on_pod(self, event: WatchEvent) -> None:
         pod, old = event.object, event.old
-        node = pod["spec"].get("nodeName") or ""
-        if event.type == "MODIFIED" and old is not None \
-                and old["spec"].get("nodeName") == pod["spec"].get("nodeName") \
-                and old["spec"].get("tolerations") == pod["spec"].get("tolerations"):
+        if event.type == "MODIFIED" and old is not None and (old["spec"] is pod["spec"] or (
+                old["spec"].get("nodeName") == pod["spec"].get("nodeName")
+                and old["spec"].get("tolerations") == pod["spec"].get("tolerations"))):
             return
+        node = pod["spec"].get("nodeName") or ""
         meta = pod["metadata"]
         key = (meta.get("namespace", ""), meta["name"])
         if event.type == "DELETED":

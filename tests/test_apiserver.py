@@ -638,6 +638,24 @@ def test_uids_are_formatted_exactly_as_uuid_does() -> None:
         assert _uuid4(bits) == str(uuid.UUID(int=bits, version=4))
 
 
+def test_a_donated_pod_is_defaulted_without_changing_what_it_shares() -> None:
+    """``create(donate=True)`` copies only the object and its metadata: defaulting must copy the rest on
+    write, since a donated pod shares its spec and containers with a stored Job and other pods."""
+    _, server = make_server()
+    tolerate_all = [{"operator": "Exists"}]  # nothing for DefaultTolerationSeconds to add (and copy)
+    shared_spec = {"containers": [{"name": "main", "image": "busybox"}], "tolerations": tolerate_all}
+    donated = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default",
+                                                                "labels": {"a": "1"}}, "spec": shared_spec}
+    before = clone(donated)
+    stored = server.create(donated, donate=True)
+    assert shared_spec == before["spec"] and donated["metadata"] == before["metadata"]
+    assert stored["spec"]["containers"][0]["imagePullPolicy"] == "Always"
+    assert stored["spec"]["priority"] == 0 and stored["spec"]["tolerations"] == tolerate_all
+    regular = server.create(clone(before) | {"metadata": {**before["metadata"], "name": "q"}})
+    assert {k: v for k, v in stored.items() if k != "metadata"} == \
+        {k: v for k, v in regular.items() if k != "metadata"}
+
+
 def test_patch_to_status_subresource_merges_status_only() -> None:
     _, server = make_server()
     server.create(job("j"))

@@ -1,18 +1,21 @@
 """Stateful property test of a whole running cluster with JobSets: Hypothesis drives, invariants judge.
 
-A :class:`ClusterMachine` boots a seeded cluster (1-3 nodes) with the JobSet plugin and then interleaves
-rules: create a JobSet from a small generated shape, let virtual time pass, fail or delete a pod, suspend or
-resume a JobSet, delete a child Job (Background), fail or recover a node. After every step the invariants
-below are checked; each cites the upstream rule it encodes. Two kinds:
+A :class:`ClusterMachine` boots a seeded cluster (1-3 nodes) with the JobSet plugin and one JobSet, then
+interleaves rules: create another JobSet from a small generated shape, let virtual time pass (by a drawn
+amount, or until quiet), fail or delete a pod, suspend or resume a JobSet, delete a child Job
+(Background), fail or recover a node. After every step every invariant is checked; each cites the rule
+of ``shared/reference/{kubernetes,jobset}.md`` it encodes. They hold at one of three moments:
 
-- *always*: must hold at every instant (checked on the current state or on every watch event);
-- *at quiescence*: hold once the controllers have caught up, i.e. when no clock event is due within
-  ``QUIET`` (1 s, the Job controller's ``syncJobBatchPeriod``; every other queue here has zero latency),
-  so every batched sync and reconcile triggered so far has run.
+- *always*: on the current state, or on every event of the API server's watch stream;
+- *caught up*: nothing is due at the current instant, so the zero-latency reactions to the last write
+  (JobSet reconcile, garbage collector) have run;
+- *quiet*: nothing is due within ``QUIET`` (the Job controller's 1 s ``syncJobBatchPeriod``), so every
+  batched Job sync triggered so far has run too.
 
-A second cluster with the same seed receives the same rule sequence in lockstep; its trace digest must
-equal the first one's after every step (trio's determinism test, at the level of a whole cluster).
-Hypothesis shrinks a failing run to a short rule sequence, printed as the reproducer.
+A second cluster with the same seed receives the same rules in lockstep and must produce the same trace
+digest after every step (trio's determinism test, for a whole cluster). Hypothesis shrinks a failing
+run to a short rule sequence and prints it as the reproducer. The suite runs derandomized (root
+``conftest.py``), so the examples, and the verdict, are the same on every run.
 """
 
 from __future__ import annotations
@@ -484,9 +487,9 @@ class ClusterMachine(RuleBasedStateMachine):
     @invariant()
     def active_pods_within_parallelism(self) -> None:
         """k8s §1.5: ``wantActive <= parallelism`` and surplus pods are deleted before any creation."""
-        active = self._pods_by_job()
+        pods_by_job = self._pods_by_job()
         for job in self.world.list("Job"):
-            pods = [p for p in active.get(job["metadata"]["uid"], []) if pod_active(p)]
+            pods = [p for p in pods_by_job.get(job["metadata"]["uid"], []) if pod_active(p)]
             limit = job["spec"].get("parallelism", 1)
             assert len(pods) <= limit, f"{job['metadata']['name']}: {len(pods)} active pods > {limit}"
 
@@ -527,7 +530,7 @@ class ClusterMachine(RuleBasedStateMachine):
                     f"{pod['metadata']['name']} is {phase(pod)} {world.now - since:g}s after "
                     f"{js['metadata']['name']} was suspended")
 
-    # ------------------------------------------------------------------ at quiescence
+    # ------------------------------------------------------------------ caught up
     @invariant()
     def replicated_jobs_status_is_a_recount(self) -> None:
         """jobset §3.3-§3.4 (and §1.12): one entry per spec ReplicatedJob counting the current attempt's
@@ -546,58 +549,6 @@ class ClusterMachine(RuleBasedStateMachine):
                       for s in (js.get("status") or {}).get("replicatedJobsStatus") or ()}
             assert stored == expected, (
                 f"{js['metadata']['name']} {COUNTERS}: status {stored} != recount {expected}")
-
-    @invariant()
-    def job_status_matches_its_pods(self) -> None:
-        """k8s §1.5-§1.6 and §1.17, once the controller has synced: ``active``/``ready``/``terminating``
-        equal the recount from the Job's pods; nothing is left in ``uncountedTerminatedPods``; Indexed
-        ``succeeded`` is the size of ``completedIndexes``, which holds every succeeded pod's index;
-        ``succeeded``/``failed`` cover the pods that ended undisturbed and never exceed the pods ever
-        created."""
-        if not self.world.quiet():
-            return
-        monitor = self.world.monitor
-        assert monitor is not None
-        pods = self._pods_by_job()
-        for job in self.world.list("Job"):
-            name, uid = job["metadata"]["name"], job["metadata"]["uid"]
-            status = job.get("status") or {}
-            own = pods.get(uid, [])
-            succeeded, failed = status.get("succeeded", 0), status.get("failed", 0)
-            assert succeeded + failed <= monitor.pods_created[uid], (
-                f"{name}: succeeded {succeeded} + failed {failed} > {monitor.pods_created[uid]} pods created")
-            if job_finished(job):
-                continue
-            COVERAGE.hit("jobStatus")
-            stored = (status.get("active", 0), status.get("ready", 0), status.get("terminating", 0))
-            assert stored == self._recount(own), (
-                f"{name} (active, ready, terminating): status {stored} != pods {self._recount(own)}")
-            uncounted = status.get("uncountedTerminatedPods") or {}
-            assert not any(uncounted.values()), f"{name}: uncountedTerminatedPods {uncounted}"
-            if deleting(job):
-                continue
-            undisturbed = [p for p in own if not deleting(p)]
-            done = [p for p in undisturbed if phase(p) == "Succeeded"]
-            if job["spec"].get("completionMode") == "Indexed":
-                completed = parse_intervals(status.get("completedIndexes"))
-                assert succeeded == len(completed), f"{name}: succeeded {succeeded} vs {completed}"
-                missing = {completion_index(p) for p in done} - completed
-                assert not missing, f"{name}: succeeded indexes {missing} not in completedIndexes"
-            else:
-                assert succeeded >= len(done), f"{name}: succeeded {succeeded} < {len(done)} pods"
-            ended = sum(1 for p in undisturbed if phase(p) == "Failed")
-            assert failed >= ended, f"{name}: failed {failed} < {ended} failed pods"
-
-    @invariant()
-    def terminated_pods_lose_the_tracking_finalizer(self) -> None:
-        """k8s §1.17: a terminated (or deleted) pod's ``batch.kubernetes.io/job-tracking`` finalizer is
-        removed once the pod is counted, and finished or deleted Jobs release all their pods."""
-        if not self.world.quiet():
-            return
-        for pod in self.world.list("Pod"):
-            if TRACKING_FINALIZER in (pod["metadata"].get("finalizers") or ()):
-                assert phase(pod) not in TERMINAL and not deleting(pod), (
-                    f"{pod['metadata']['name']} ({phase(pod)}, deleting={deleting(pod)}) keeps the finalizer")
 
     @invariant()
     def owner_references_point_to_live_owners(self) -> None:
@@ -651,6 +602,59 @@ class ClusterMachine(RuleBasedStateMachine):
                 assert job["spec"].get("suspend"), (
                     f"{job['metadata']['name']} runs although {js['metadata']['name']} is suspended")
 
+    # ------------------------------------------------------------------ quiet
+    @invariant()
+    def job_status_matches_its_pods(self) -> None:
+        """k8s §1.5-§1.6 and §1.17, once the controller has synced: ``active``/``ready``/``terminating``
+        equal the recount from the Job's pods; nothing is left in ``uncountedTerminatedPods``; Indexed
+        ``succeeded`` is the size of ``completedIndexes``, which holds every succeeded pod's index;
+        ``succeeded``/``failed`` cover the pods that ended undisturbed and never exceed the pods ever
+        created."""
+        if not self.world.quiet():
+            return
+        monitor = self.world.monitor
+        assert monitor is not None
+        pods = self._pods_by_job()
+        for job in self.world.list("Job"):
+            name, uid = job["metadata"]["name"], job["metadata"]["uid"]
+            status = job.get("status") or {}
+            own = pods.get(uid, [])
+            succeeded, failed = status.get("succeeded", 0), status.get("failed", 0)
+            assert succeeded + failed <= monitor.pods_created[uid], (
+                f"{name}: succeeded {succeeded} + failed {failed} > {monitor.pods_created[uid]} pods created")
+            if job_finished(job):
+                continue
+            COVERAGE.hit("jobStatus")
+            stored = (status.get("active", 0), status.get("ready", 0), status.get("terminating", 0))
+            assert stored == self._recount(own), (
+                f"{name} (active, ready, terminating): status {stored} != pods {self._recount(own)}")
+            uncounted = status.get("uncountedTerminatedPods") or {}
+            assert not any(uncounted.values()), f"{name}: uncountedTerminatedPods {uncounted}"
+            if deleting(job):
+                continue
+            undisturbed = [p for p in own if not deleting(p)]
+            done = [p for p in undisturbed if phase(p) == "Succeeded"]
+            if job["spec"].get("completionMode") == "Indexed":
+                completed = parse_intervals(status.get("completedIndexes"))
+                assert succeeded == len(completed), f"{name}: succeeded {succeeded} vs {completed}"
+                missing = {completion_index(p) for p in done} - completed
+                assert not missing, f"{name}: succeeded indexes {missing} not in completedIndexes"
+            else:
+                assert succeeded >= len(done), f"{name}: succeeded {succeeded} < {len(done)} pods"
+            ended = sum(1 for p in undisturbed if phase(p) == "Failed")
+            assert failed >= ended, f"{name}: failed {failed} < {ended} failed pods"
+
+    @invariant()
+    def terminated_pods_lose_the_tracking_finalizer(self) -> None:
+        """k8s §1.17: a terminated (or deleted) pod's ``batch.kubernetes.io/job-tracking`` finalizer is
+        removed once the pod is counted, and finished or deleted Jobs release all their pods."""
+        if not self.world.quiet():
+            return
+        for pod in self.world.list("Pod"):
+            if TRACKING_FINALIZER in (pod["metadata"].get("finalizers") or ()):
+                assert phase(pod) not in TERMINAL and not deleting(pod), (
+                    f"{pod['metadata']['name']} ({phase(pod)}, deleting={deleting(pod)}) keeps the finalizer")
+
     # ------------------------------------------------------------------ helpers
     def _pods_by_job(self) -> dict[str, list[Obj]]:
         pods: dict[str, list[Obj]] = defaultdict(list)
@@ -689,10 +693,12 @@ def recount_replicated_jobs(js: Obj, jobs: list[Obj]) -> dict[str, tuple[int, ..
         elif finished == "Failed":
             entry["failed"] += 1
         else:
-            want = min(spec.get("parallelism", 1), spec.get("completions") or spec.get("parallelism", 1))
-            entry["ready"] += status.get("succeeded", 0) + (status.get("ready") or 0) >= want
-            entry["active"] += (status.get("active") or 0) > 0
-            entry["suspended"] += bool(spec.get("suspend"))
+            pods_count = spec.get("parallelism", 1)
+            if spec.get("completions") is not None:
+                pods_count = min(pods_count, spec["completions"])
+            entry["ready"] += int(status.get("succeeded", 0) + (status.get("ready") or 0) >= pods_count)
+            entry["active"] += int((status.get("active") or 0) > 0)
+            entry["suspended"] += int(bool(spec.get("suspend")))
     return {name: tuple(entry[c] for c in COUNTERS) for name, entry in counts.items()}
 
 

@@ -28,7 +28,7 @@ from fakecluster.cluster import Cluster, ClusterConfig
 from fakecluster.controllers.indexes import format_indexes, parse_indexes
 from fakecluster.controllers.job import JobController
 from fakecluster.controllers.job_pods import UNKNOWN_INDEX, PodFactory
-from fakecluster.objects import Obj, owner_reference
+from fakecluster.objects import Obj, clone, owner_reference
 
 NS = "default"
 TRACKING = "batch.kubernetes.io/job-tracking"
@@ -268,6 +268,19 @@ def test_pods_built_from_a_stored_job_pass_the_pod_schema(shape: dict[str, Any])
         pod = factory.pod(index)
         pod["metadata"]["name"] = pod["metadata"]["generateName"] + "abcde"
         assert validate_model(Pod, pod)[1] == []
+
+
+@pytest.mark.parametrize("mode", ["NonIndexed", "Indexed"])
+def test_creating_pods_leaves_the_stored_job_template_unchanged(mode: str) -> None:
+    """Pods are donated to the API server sharing parts of the Job's stored template (PodFactory)."""
+    h = Harness()
+    h.create_job(completions=3, parallelism=3, completionMode=mode, template_spec={
+        "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}],
+        "tolerations": [{"operator": "Exists"}]})  # DefaultTolerationSeconds adds nothing (copies nothing)
+    template = clone(h.job()["spec"]["template"])
+    h.run_until(0)
+    assert len(h.pods()) == 3
+    assert h.job()["spec"]["template"] == template
 
 
 # ---------------------------------------------------------------------- parallelism / completions

@@ -25,21 +25,34 @@ LEGACY_CONTROLLER_UID_LABEL = "controller-uid"
 
 
 def default_pod_spec(spec: Obj) -> None:
-    """SetDefaults_PodSpec / SetDefaults_Container: the defaults a JobSet author never writes."""
+    """SetDefaults_PodSpec / SetDefaults_Container: the defaults a JobSet author never writes.
+
+    Sets fields of ``spec`` itself; a container that lacks a default is replaced by a defaulted copy
+    (the container lists are new lists), so containers shared with other objects are never changed."""
     spec.setdefault("restartPolicy", "Always")
     spec.setdefault("terminationGracePeriodSeconds", 30)
     spec.setdefault("dnsPolicy", "ClusterFirst")
     spec.setdefault("schedulerName", "default-scheduler")
     spec.setdefault("securityContext", {})
     for group in ("initContainers", "containers"):
-        for container in spec.get(group) or ():
-            container.setdefault("terminationMessagePath", "/dev/termination-log")
-            container.setdefault("terminationMessagePolicy", "File")
-            if "imagePullPolicy" not in container:
-                image = container.get("image") or ""
-                tag = image.rsplit("/", 1)[-1]
-                latest = ":" not in tag or tag.endswith(":latest")
-                container["imagePullPolicy"] = "Always" if latest and "@" not in image else "IfNotPresent"
+        containers = spec.get(group)
+        if containers:
+            spec[group] = [_default_container(c) for c in containers]
+
+
+def _default_container(container: Obj) -> Obj:
+    if "terminationMessagePath" in container and "terminationMessagePolicy" in container \
+            and "imagePullPolicy" in container:
+        return container
+    container = dict(container)
+    container.setdefault("terminationMessagePath", "/dev/termination-log")
+    container.setdefault("terminationMessagePolicy", "File")
+    if "imagePullPolicy" not in container:
+        image = container.get("image") or ""
+        tag = image.rsplit("/", 1)[-1]
+        latest = ":" not in tag or tag.endswith(":latest")
+        container["imagePullPolicy"] = "Always" if latest and "@" not in image else "IfNotPresent"
+    return container
 
 
 def _qos_class(spec: Obj) -> str:
@@ -64,13 +77,20 @@ def _qos_class(spec: Obj) -> str:
 
 class PodStrategy(Strategy):
     """Pods are registered with ``stored_spec_valid``: every stored pod spec passes the schema. A spec
-    is stored by a create (schema-validated, then :func:`default_pod_spec` and ``priority: 0`` fill in
-    absent fields with values the schema accepts: enum members, int32/int64 numbers, strings, ``{}``), by
-    an update (schema-validated, or the stored spec kept as is), or by ``pods/binding`` (the stored spec
-    plus a string ``nodeName``). ``tests/test_apiserver.py`` holds a defaulted spec to the schema."""
+    is stored by a create (schema-validated, or vouched for by the Job controller, then
+    :func:`default_pod_spec` and ``priority: 0`` fill in absent fields with values the schema accepts:
+    enum members, int32/int64 numbers, strings, ``{}``), by an update (schema-validated, or the stored
+    spec kept as is), or by ``pods/binding`` (the stored spec plus a string ``nodeName``).
+    ``tests/test_apiserver.py`` holds a defaulted spec to the schema.
+
+    ``prepare_for_create`` copies on write (a donated pod shares its spec's parts with a stored Job)."""
+
+    copies_on_write = True
 
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         spec = obj.setdefault("spec", {})
+        if isinstance(spec, dict):
+            spec = obj["spec"] = dict(spec)
         default_pod_spec(spec)
         spec.setdefault("priority", 0)
         obj["status"] = {"phase": "Pending", "qosClass": _qos_class(spec)}
@@ -363,7 +383,7 @@ def register_builtin(server: ApiServer) -> None:
                      stored_spec_valid=True)
     )
     server.register_admission("Pod", "DefaultTolerationSeconds", mutating=default_toleration_seconds,
-                              operations=("CREATE", "UPDATE"), keeps_schema_valid=True)
+                              operations=("CREATE", "UPDATE"), keeps_schema_valid=True, copies_on_write=True)
     server.register(
         ResourceType(
             "Service",

@@ -20,6 +20,11 @@ if TYPE_CHECKING:
 class Strategy:
     """Per-kind hooks; the defaults behave like a plain custom resource without extra rules."""
 
+    copies_on_write = False
+    """Whether :meth:`prepare_for_create` sets only top-level and ``metadata`` fields and replaces,
+    never changes in place, anything nested: then a donated object (``create(donate=True)``) need not
+    be deep-copied first."""
+
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         """Defaulting and status reset on create (``PrepareForCreate`` + scheme defaults)."""
 

@@ -99,6 +99,7 @@ class _Admission:
     validating: ValidatingHook | None
     operations: tuple[str, ...]
     keeps_schema_valid: bool
+    copies_on_write: bool
 
 
 class ApiServer:
@@ -147,13 +148,17 @@ class ApiServer:
         validating: ValidatingHook | None = None,
         operations: Iterable[str] = ("CREATE", "UPDATE"),
         keeps_schema_valid: bool = False,
+        copies_on_write: bool = False,
     ) -> None:
         """Add a webhook to the chain for ``kind``. Mutating hooks all run before validating ones.
 
         ``keeps_schema_valid``: the mutating hook only ever adds or changes values the kind's schema
-        accepts, so an object vouched for as schema-valid (``create(schema_valid=True)``) stays so."""
+        accepts, so an object vouched for as schema-valid (``create(schema_valid=True)``) stays so.
+        ``copies_on_write``: it returns a new object rather than changing anything nested in place (as
+        every UPDATE hook must, its input sharing subtrees with the stored object), so a donated create
+        (``create(donate=True)``) need not be deep-copied for it."""
         self._admission.setdefault(kind, []).append(
-            _Admission(name, mutating, validating, tuple(operations), keeps_schema_valid))
+            _Admission(name, mutating, validating, tuple(operations), keeps_schema_valid, copies_on_write))
 
     def resource(self, kind: str) -> ResourceType:
         try:
@@ -181,11 +186,18 @@ class ApiServer:
             targets = self._targets[kind] = (*self._watchers.get(kind, ()), *self._all_watchers)
         if not targets:
             return
-        self._pending.append((targets, WatchEvent(etype, kind, obj, old)))
+        event = WatchEvent(etype, kind, obj, old)
         if self._dispatching:
-            return  # delivered after the current event, keeping resourceVersion order for every watcher
+            # Delivered after the current event, keeping resourceVersion order for every watcher.
+            self._pending.append((targets, event))
+            return
         self._dispatching = True
         try:
+            if self._pending:  # left behind by a handler that raised: those go first
+                self._pending.append((targets, event))
+            else:
+                for handler in targets:
+                    handler(event)
             while self._pending:
                 targets, event = self._pending.popleft()
                 for handler in targets:
@@ -299,17 +311,29 @@ class ApiServer:
         name = obj.get("metadata", {}).get("name") or obj.get("metadata", {}).get("generateName", "")
         return errors.Invalid(rtype.kind, rtype.group, name, errs)
 
-    def create(self, obj: Obj, *, schema_valid: bool = False) -> Obj:
-        """POST. ``schema_valid``: the caller vouches that ``obj`` passes the kind's schema (an emulated
-        controller building it from parts the server already validated, see
-        :class:`~fakecluster.controllers.job_pods.PodFactory`); unless a mutating admission hook that
-        may break that runs, the per-object schema validation is skipped. Everything else (names,
-        owner references, strategy validation, admission) runs as for any create."""
+    def create(self, obj: Obj, *, schema_valid: bool = False, donate: bool = False) -> Obj:
+        """POST. For the cluster's own emulated controllers, which build objects from parts the server
+        already stored (see :class:`~fakecluster.controllers.job_pods.PodFactory`):
+
+        - ``schema_valid``: the caller vouches that ``obj`` passes the kind's schema; unless a mutating
+          admission hook that may break that runs, the per-object schema validation is skipped;
+        - ``donate``: the caller hands ``obj`` over and never touches it again, and nobody changes what
+          it shares with other objects; if the kind's strategy and hooks copy on write, the server
+          copies only the object and its metadata instead of deep-copying it.
+
+        Everything else (names, owner references, strategy validation, admission) runs as always."""
         kind = obj.get("kind")
         if not isinstance(kind, str):
             raise errors.BadRequest("Object 'Kind' is missing in the request body")
         rtype = self.resource(kind)
-        obj = clone(obj)
+        hooks = [h for h in self._admission.get(kind, ())
+                 if h.mutating is not None and "CREATE" in h.operations]
+        if donate and rtype.strategy.copies_on_write and all(h.copies_on_write for h in hooks):
+            obj = dict(obj)
+            if isinstance(obj.get("metadata"), dict):
+                obj["metadata"] = dict(obj["metadata"])
+        else:
+            obj = clone(obj)
         version = obj.setdefault("apiVersion", rtype.api_version)
         if version != rtype.api_version:
             raise errors.ApiError(404, "NotFound", f'no matches for kind "{kind}" in version "{version}"')
@@ -338,8 +362,7 @@ class ApiServer:
         obj = self._admit("CREATE", kind, obj, None, mutate=True)
         meta = obj["metadata"]
         errs = self._meta_errors(meta, rtype)
-        vouched = schema_valid and all(hook.keeps_schema_valid for hook in self._admission.get(kind, ())
-                                       if hook.mutating is not None and "CREATE" in hook.operations)
+        vouched = schema_valid and all(h.keeps_schema_valid for h in hooks)
         errs += ([] if vouched else rtype.schema_errors(obj)) or _owner_reference_errors(meta)
         if errs:
             raise self._invalid(rtype, obj, errs)
@@ -494,9 +517,13 @@ class ApiServer:
             new = self._admit("UPDATE", kind, new, old, mutate=True)
             rtype.strategy.prepare_for_update(new, old)
             body = {k: v for k, v in new.items() if k != "status"} if rtype.status_subresource else new
-            errs = self._meta_errors(new["metadata"], rtype)
-            errs += rtype.schema_errors(body, valid_spec=self._valid_specs.get((kind, key))) \
-                or _owner_reference_errors(new["metadata"])
+            schema_errs = rtype.schema_errors(body, valid_spec=self._valid_specs.get((kind, key)))
+            new_meta = new["metadata"]
+            if new_meta.get("name") == old["metadata"].get("name") \
+                    and new_meta.get("ownerReferences") is old["metadata"].get("ownerReferences"):
+                errs = schema_errs  # name and references as stored: they passed the checks below then
+            else:
+                errs = self._meta_errors(new_meta, rtype) + (schema_errs or _owner_reference_errors(new_meta))
             if not errs:
                 errs = rtype.strategy.validate(new) + rtype.strategy.validate_update(new, old)
         if errs:

@@ -62,8 +62,9 @@ ViewParams = tuple[bool, int, bool]
 """The Job fields a classification depends on: Indexed, ``completions`` (0 if unset) and whether only
 failed pods are replaced. If one changes (an elastic Indexed Job scaled), the view is rebuilt."""
 
-_Record = tuple[Obj, PodFacts, PodClass, tuple[Any, ...]]
-"""A pod, its facts and class, and the metadata they were derived from (:func:`_metadata_inputs`)."""
+_Record = tuple[Obj, PodFacts, PodClass, tuple[Any, ...], Obj | None]
+"""A pod, its facts and class, and the metadata (:func:`_metadata_inputs`) and status they were
+derived from."""
 
 
 def pod_facts(pod: Obj, job_uid: str, indexed: bool) -> PodFacts:
@@ -168,20 +169,20 @@ class JobPodView:
         """Classify ``pod``, reusing what ``previous`` (the pod's last version here) derived from the
         metadata if the write kept those objects, and everything if it kept the status too."""
         inputs = _metadata_inputs(pod["metadata"])
+        status = pod.get("status")
         if previous is not None:
             known = previous[3]
             if (inputs[0] is known[0] and inputs[1] is known[1] and inputs[2] is known[2]
                     and inputs[3] == known[3] and inputs[4] == known[4]):
                 facts = previous[1]
-                status = pod.get("status")
-                if status is not previous[0].get("status"):
+                if status is not previous[4]:
                     phase = (status or {}).get("phase")
                     facts = (facts[0], phase, facts[2], facts[3], is_pod_ready(pod), restart_count(pod),
                              facts[6], facts[7])
                 cls = previous[2] if facts == previous[1] else pod_class(facts, self.params[2])
-                return pod, facts, cls, known
+                return pod, facts, cls, known, status
         facts = pod_facts(pod, self.job_uid, self.params[0])
-        return pod, facts, pod_class(facts, self.params[2]), inputs
+        return pod, facts, pod_class(facts, self.params[2]), inputs, status
 
     def _apply(self, key: Key, record: _Record | None, seen: _Record | None) -> None:
         if record is None:
@@ -256,7 +257,7 @@ class JobPodView:
         return [self._tracked(k) for k in sorted(k for k, record in self.pods.items() if record[2][5])]
 
     def _tracked(self, key: Key) -> TrackedPod:
-        pod, facts, cls, _ = self.pods[key]
+        pod, facts, cls, _, _ = self.pods[key]
         return cls[1], pod, facts[7], facts[1], cls[4]
 
 

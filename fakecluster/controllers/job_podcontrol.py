@@ -84,7 +84,7 @@ class PodControl:
                 index = pending[position] if pending else UNKNOWN_INDEX
                 position += 1
                 try:
-                    self._client.create(factory.pod(index), readonly=True, schema_valid=True)
+                    self._client.create(factory.pod(index), readonly=True, schema_valid=True, donate=True)
                     created += 1
                 except ApiError as err:
                     self._fail(err)

@@ -280,6 +280,10 @@ class PodFactory:
       ``OwnerReference`` (the Job's apiVersion, kind, name and uid, two booleans).
 
     ``tests/test_job_controller.py`` validates pods built from Jobs of every shape against the schema.
+
+    Each pod's top level, metadata, labels and annotations (Indexed) and spec (Indexed) are its own;
+    the rest is shared with the stored Job or with this factory, which never changes them after
+    ``__init__``. Nothing changes a stored object either, so the pods are created with ``donate=True``.
     """
 
     def __init__(self, job: Obj, indexed: bool,

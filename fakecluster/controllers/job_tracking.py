@@ -206,7 +206,7 @@ class StatusTracking:
             "metadata": {"name": self.name, "namespace": self.namespace, "uid": self.uid,
                          "resourceVersion": self.rv},
             "status": wire,
-        })
+        }, readonly=True)  # only read back: the new resourceVersion and the status as stored
         self.rv = updated["metadata"]["resourceVersion"]
         self.stored_status = updated.get("status") or {}
 

@@ -18,6 +18,9 @@ from fakecluster.objects import Obj, condition_true
 from fakecluster.scenario.trace import TraceEvent
 from fakecluster.workload import Slot, WorkloadPlugin
 
+SlotFields = tuple[str | None, str | None, int | None, int | None, int | None]
+"""A trace event's workload coordinates: owner, replicated job, job index, pod index, attempt."""
+_NO_SLOT: SlotFields = (None, None, None, None, None)
 _POD_PHASE_EVENTS = {"Running": "Running", "Succeeded": "Succeeded", "Failed": "Failed"}
 _JOB_CONDITIONS = ("Complete", "Failed")
 
@@ -49,7 +52,7 @@ class TraceRecorder:
         self._writes = hashlib.sha256()
         self._write_log: list[str] = []
         """Lines not hashed yet: hashing in batches costs a fraction of one ``update`` per write."""
-        self._slots: dict[int, tuple[dict[str, str], object, Slot | None]] = {}
+        self._slots: dict[int, tuple[dict[str, str], object, SlotFields]] = {}
         self.listeners: list[Callable[[TraceEvent], None]] = []
         server = cluster.server
         server.watch("Pod", self._on_pod)
@@ -70,39 +73,31 @@ class TraceRecorder:
 
     def _emit(self, obj: Obj, kind: str, event: str, detail: str = "", *, own_name: bool = False) -> None:
         meta = obj["metadata"]
-        slot = None if own_name else self._slot_of(obj)
-        record = TraceEvent(
-            time=self.cluster.clock.now,
-            seq=len(self.trace),
-            kind=kind,
-            namespace=meta.get("namespace", ""),
-            name=meta["name"],
-            event=event,
-            jobset=meta["name"] if own_name else (slot.owner if slot else None),
-            replicated_job=slot.group if slot else None,
-            job_index=slot.job_index if slot else None,
-            pod_index=slot.pod_index if slot else None,
-            attempt=slot.attempt if slot else None,
-            detail=detail,
-        )
+        name = meta["name"]
+        jobset, replicated_job, job_index, pod_index, attempt = _NO_SLOT if own_name else self._slot_of(obj)
+        # Positional: a trace event is built for nearly every pod write, and keywords cost more.
+        record = TraceEvent(self.cluster.clock.now, len(self.trace), kind, meta.get("namespace", ""), name,
+                            event, name if own_name else jobset, replicated_job, job_index, pod_index,
+                            attempt, detail)
         self.trace.append(record)
         for listener in self.listeners:
             listener(record)
 
-    def _slot_of(self, obj: Obj) -> Slot | None:
-        """``plugin.slot_of``, which reads only the kind and the labels, remembered per labels *object*:
-        the store is copy-on-write, so the versions of one pod share their labels dict and a pod's
-        several trace events cost one lookup. The entry holds the dict, so its id is never reused."""
+    def _slot_of(self, obj: Obj) -> SlotFields:
+        """``plugin.slot_of`` as trace fields, remembered per labels *object* (the plugin reads only the
+        kind and the labels): the store is copy-on-write, so the versions of one pod share their labels
+        dict and a pod's several trace events cost one lookup. The entry holds the dict, so its id is
+        never reused."""
         labels = obj["metadata"].get("labels")
         if labels is None:
-            return self.plugin.slot_of(obj)
+            return _slot_fields(self.plugin.slot_of(obj))
         kind = obj.get("kind")
         hit = self._slots.get(id(labels))
         if hit is not None and hit[0] is labels and hit[1] == kind:
             return hit[2]
-        slot = self.plugin.slot_of(obj)
-        self._slots[id(labels)] = (labels, kind, slot)
-        return slot
+        fields = _slot_fields(self.plugin.slot_of(obj))
+        self._slots[id(labels)] = (labels, kind, fields)
+        return fields
 
     def _log_write(self, event: WatchEvent) -> None:
         meta = event.object["metadata"]
@@ -186,6 +181,12 @@ class TraceRecorder:
         else:
             self._event_index[name] = len(self.events)
             self.events.append(obj)
+
+
+def _slot_fields(slot: Slot | None) -> SlotFields:
+    if slot is None:
+        return _NO_SLOT
+    return slot.owner, slot.group, slot.job_index, slot.pod_index, slot.attempt
 
 
 def _exit_detail(pod: Obj) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 __all__ = ["Snapshot", "TraceEvent", "in_trace_order", "trace_digest"]
@@ -38,18 +39,20 @@ class TraceEvent:
 
         ``seq`` is left out because it is implied by the line's position in the trace.
         """
-        parts = [f"{self.time:.6f}", self.kind, f"{self.namespace}/{self.name}", self.event]
-        labelled = (
-            ("js", self.jobset),
-            ("rj", self.replicated_job),
-            ("ji", self.job_index),
-            ("pi", self.pod_index),
-            ("a", self.attempt),
-        )
-        parts.extend(f"{label}={value}" for label, value in labelled if value is not None)
+        line = f"{self.time:.6f} {self.kind} {self.namespace}/{self.name} {self.event}"
+        if self.jobset is not None:
+            line += f" js={self.jobset}"
+        if self.replicated_job is not None:
+            line += f" rj={self.replicated_job}"
+        if self.job_index is not None:
+            line += f" ji={self.job_index}"
+        if self.pod_index is not None:
+            line += f" pi={self.pod_index}"
+        if self.attempt is not None:
+            line += f" a={self.attempt}"
         if self.detail:
-            parts.append(self.detail.replace("\\", "\\\\").replace("\n", "\\n"))
-        return " ".join(parts)
+            line += " " + self.detail.replace("\\", "\\\\").replace("\n", "\\n")
+        return line
 
 
 def trace_digest(trace: Sequence[TraceEvent]) -> str:
@@ -59,7 +62,10 @@ def trace_digest(trace: Sequence[TraceEvent]) -> str:
 
 def in_trace_order(trace: Iterable[TraceEvent]) -> list[TraceEvent]:
     """Events sorted by (time, seq): the order milestones and ``order:`` expectations reason in."""
-    return sorted(trace, key=lambda e: (e.time, e.seq))
+    return sorted(trace, key=_TRACE_ORDER)
+
+
+_TRACE_ORDER = attrgetter("time", "seq")
 
 
 @dataclass(slots=True)
