@@ -152,9 +152,11 @@ class PodWorker:
         self.timers: list[Timer] = []
         self.immediate: deque[tuple[Callable[..., None], tuple[Any, ...]]] = deque()
         """Zero-delay steps, run in order before the next status write (one write per instant)."""
-        self.conditions_built: tuple[list[Obj], Sequence[Obj | None], list[Obj]] | None = None
+        self.conditions_built: tuple[list[Obj], Sequence[Obj | None], list[Obj],
+                                     Sequence[ConditionSpec]] | None = None
         """The conditions list :func:`build_status` last built, its kubelet-owned conditions (in
-        :data:`KUBELET_CONDITIONS` order) and the others it carried over."""
+        :data:`KUBELET_CONDITIONS` order) with the specs they were built from, and the others it
+        carried over."""
 
     def all_containers(self) -> list[ContainerRun]:
         return [*self.init_containers, *self.containers]
@@ -217,6 +219,11 @@ class PodWorker:
         return "Pending"
 
 
+ConditionSpec = tuple[str, bool, str | None, str | None]
+"""A kubelet-owned condition before it becomes a dict: type, status, reason, message."""
+_NO_SPECS: tuple[None, ...] = (None,) * len(KUBELET_CONDITIONS)
+
+
 def _condition(cond_type: str, status: bool, reason: str | None = None, message: str | None = None) -> Obj:
     out: Obj = {"type": cond_type, "status": "True" if status else "False", "lastProbeTime": None}
     if reason:
@@ -234,32 +241,40 @@ def _names(containers: list[ContainerRun]) -> str:
 def kubelet_conditions(worker: PodWorker, phase: str, api_conditions: list[Obj]) -> list[Obj]:
     """PodReadyToStartContainers, Initialized, Ready, ContainersReady (``status/generate.go``), without
     transition times (added by :func:`build_status`)."""
-    sandbox = _condition("PodReadyToStartContainers", worker.sandbox_ready and phase not in TERMINAL_PHASES)
+    return [_condition(*spec) for spec in kubelet_condition_specs(worker, phase, api_conditions)]
+
+
+def kubelet_condition_specs(worker: PodWorker, phase: str, api_conditions: list[Obj]) -> list[ConditionSpec]:
+    """:func:`kubelet_conditions` as :data:`ConditionSpec` tuples, in :data:`KUBELET_CONDITIONS` order."""
+    sandbox = ("PodReadyToStartContainers", worker.sandbox_ready and phase not in TERMINAL_PHASES, None, None)
     any_regular_ran = any(c.ever_ran for c in worker.containers)
+    initialized: ConditionSpec
     if phase == "Succeeded":
-        initialized = _condition("Initialized", True, "PodCompleted")
+        initialized = ("Initialized", True, "PodCompleted", None)
     else:
         incomplete = [c for c in worker.init_containers if not _init_complete(c)]
-        initialized = (_condition("Initialized", False, "ContainersNotInitialized",
-                                  f"containers with incomplete status: {_names(incomplete)}")
-                       if incomplete and not any_regular_ran else _condition("Initialized", True))
+        initialized = (("Initialized", False, "ContainersNotInitialized",
+                        f"containers with incomplete status: {_names(incomplete)}")
+                       if incomplete and not any_regular_ran else ("Initialized", True, None, None))
+    ready: ConditionSpec
+    containers_ready: ConditionSpec
     if phase in TERMINAL_PHASES:
         reason = "PodCompleted" if phase == "Succeeded" else "PodFailed"
-        ready = _condition("Ready", False, reason)
-        containers_ready = _condition("ContainersReady", False, reason)
+        ready = ("Ready", False, reason, None)
+        containers_ready = ("ContainersReady", False, reason, None)
         return [sandbox, initialized, ready, containers_ready]
     unready = [c for c in worker.init_containers if c.role == SIDECAR and not c.ready]
     unready += [c for c in worker.containers if not c.ready]
     if unready:
         message = f"containers with unready status: {_names(unready)}"
-        containers_ready = _condition("ContainersReady", False, "ContainersNotReady", message)
-        ready = _condition("Ready", False, "ContainersNotReady", message)
+        containers_ready = ("ContainersReady", False, "ContainersNotReady", message)
+        ready = ("Ready", False, "ContainersNotReady", message)
     else:
-        containers_ready = _condition("ContainersReady", True)
-        ready = _condition("Ready", True)
+        containers_ready = ("ContainersReady", True, None, None)
+        ready = ("Ready", True, None, None)
         gate_messages = _readiness_gate_messages(worker.readiness_gates, api_conditions)
         if gate_messages:
-            ready = _condition("Ready", False, "ReadinessGatesNotReady", ", ".join(gate_messages))
+            ready = ("Ready", False, "ReadinessGatesNotReady", ", ".join(gate_messages))
     return [sandbox, initialized, ready, containers_ready]
 
 
@@ -289,24 +304,30 @@ def build_status(worker: PodWorker, pod: Obj, stamp: str) -> Obj:
         phase = old["phase"]  # "pods are not allowed to transition out of terminal phases"
     status["phase"] = phase
     old_conditions: list[Obj] = old.get("conditions") or []
-    previous_conditions, others = _split_conditions(worker, old_conditions)
+    previous_conditions, others, previous_specs = _split_conditions(worker, old_conditions)
+    specs = kubelet_condition_specs(worker, phase, old_conditions)
     owned: list[Obj] = []
-    for fresh, previous in zip(kubelet_conditions(worker, phase, old_conditions), previous_conditions,
-                               strict=True):
+    for spec, previous, previous_spec in zip(specs, previous_conditions, previous_specs, strict=True):
+        if spec == previous_spec and previous is not None:
+            # The stored condition is what this very spec built last time: the fresh one would equal
+            # it, transition time included, and the stored one would be kept.
+            owned.append(previous)
+            continue
+        fresh = _condition(*spec)
         if previous is not None and previous.get("status") == fresh["status"]:
             fresh["lastTransitionTime"] = previous.get("lastTransitionTime")
         else:
             fresh["lastTransitionTime"] = stamp
         owned.append(previous if previous is not None and fresh == previous else fresh)
     conditions = [*owned, *others]
-    worker.conditions_built = (conditions, owned, others)
+    worker.conditions_built = (conditions, owned, others, specs)
     status["conditions"] = conditions
     if worker.host_ip is not None:
         status["hostIP"] = worker.host_ip
-        status["hostIPs"] = [{"ip": worker.host_ip}]
+        status["hostIPs"] = _ip_list(old.get("hostIPs"), worker.host_ip)
     if worker.pod_ip is not None:
         status["podIP"] = worker.pod_ip
-        status["podIPs"] = [{"ip": worker.pod_ip}]
+        status["podIPs"] = _ip_list(old.get("podIPs"), worker.pod_ip)
     if worker.start_time is not None:
         status["startTime"] = worker.start_time
     if worker.init_containers:
@@ -319,16 +340,26 @@ def build_status(worker: PodWorker, pod: Obj, stamp: str) -> Obj:
     return status
 
 
-def _split_conditions(worker: PodWorker, conditions: list[Obj]) -> tuple[Sequence[Obj | None], list[Obj]]:
+def _ip_list(previous: list[Obj] | None, ip: str) -> list[Obj]:
+    """``[{"ip": ip}]``: the stored list if it says exactly that (so an unchanged status compares as
+    identical, and nothing is rebuilt), else a new one."""
+    if type(previous) is list and len(previous) == 1 and previous[0] == {"ip": ip}:
+        return previous
+    return [{"ip": ip}]
+
+
+def _split_conditions(worker: PodWorker, conditions: list[Obj]) -> tuple[
+        Sequence[Obj | None], list[Obj], Sequence[ConditionSpec | None]]:
     """The conditions of each kubelet-owned type (in :data:`KUBELET_CONDITIONS` order; the last one of
-    a type, or None) and the ones of other types, in order. If ``conditions`` is the very list the last
-    build made (nobody replaced it since: the usual case), that build's split is reused."""
+    a type, or None), the ones of other types, in order, and the specs the kubelet-owned ones were built
+    from (None: unknown). If ``conditions`` is the very list the last build made (nobody replaced it
+    since: the usual case), that build's split is reused."""
     built = worker.conditions_built
     if built is not None and built[0] is conditions:
-        return built[1], built[2]
+        return built[1], built[2], built[3]
     by_type = {c.get("type"): c for c in conditions}
     return ([by_type.get(t) for t in KUBELET_CONDITIONS],
-            [c for c in conditions if c.get("type") not in KUBELET_CONDITIONS])
+            [c for c in conditions if c.get("type") not in KUBELET_CONDITIONS], _NO_SPECS)
 
 
 def container_id(uid: str, name: str, restart_count: int) -> str:

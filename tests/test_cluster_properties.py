@@ -246,12 +246,14 @@ class StreamMonitor:
 
     def _on_jobset(self, where: str, etype: str, js: Obj, old: Obj | None) -> None:
         uid = js["metadata"]["uid"]
-        suspended = bool((js.get("spec") or {}).get("suspend"))
+        spec, status = js.get("spec") or {}, js.get("status") or {}
+        suspended = bool(spec.get("suspend"))
         was = old is not None and bool((old.get("spec") or {}).get("suspend"))
         if suspended and not was:
             self.suspended_since[uid] = self.now()
         elif not suspended:
             self.suspended_since.pop(uid, None)
+        self._check_jobset_status(where, spec, status, js)
         if etype != "MODIFIED" or old is None:
             return
         for cond in (api.JOBSET_COMPLETED, api.JOBSET_FAILED):  # jobset §3.2 step 4: finished is final
@@ -260,10 +262,24 @@ class StreamMonitor:
         old_state = (old.get("status") or {}).get("terminalState")
         if old_state and (js.get("status") or {}).get("terminalState") != old_state:
             self.violations.append(f"{where}: terminalState {old_state} changed")
-        new_restarts = (js.get("status") or {}).get("restarts") or 0
+        new_restarts = status.get("restarts") or 0
         old_restarts = (old.get("status") or {}).get("restarts") or 0
         if new_restarts < old_restarts:  # jobset §1.12/§3.9: restarts only ever incremented
             self.violations.append(f"{where}: status.restarts {old_restarts} -> {new_restarts}")
+
+    def _check_jobset_status(self, where: str, spec: Obj, status: Obj, js: Obj) -> None:
+        """Rules about each written JobSet status on its own."""
+        finished = [c for c in (api.JOBSET_COMPLETED, api.JOBSET_FAILED) if condition_true(js, c)]
+        if len(finished) > 1 or status.get("terminalState", "") != "".join(finished):
+            # jobset §1.12: terminalState "Completed"/"Failed" is set together with that condition
+            self.violations.append(f"{where}: terminalState {status.get('terminalState')!r}, {finished}")
+        counted = status.get("restartsCountTowardsMax") or 0
+        budget = (spec.get("failurePolicy") or {}).get("maxRestarts") or 0
+        if counted > budget:  # jobset §3.9: RestartJobSet fails the JobSet once the budget is used up
+            self.violations.append(f"{where}: restartsCountTowardsMax {counted} > maxRestarts {budget}")
+        names = [s.get("name") for s in status.get("replicatedJobsStatus") or ()]
+        if names != sorted(names, reverse=True):  # jobset §3.4: sorted in place, by name descending
+            self.violations.append(f"{where}: replicatedJobsStatus order {names}")
 
 
 # ------------------------------------------------------------------------------------------ the world
@@ -464,8 +480,10 @@ class ClusterMachine(RuleBasedStateMachine):
     @invariant()
     def watch_stream_rules_hold(self) -> None:
         """Per write: resourceVersion strictly increases (k8s §5.1, §5.5); a JobSet's Completed/Failed
-        condition and terminalState are never lost (jobset §3.2 step 4, §1.13); ``restarts`` never
-        decreases (jobset §1.12, §3.9); a Job's ``succeeded``/``failed`` never decrease (k8s §1.6)."""
+        condition and terminalState are never lost (jobset §3.2 step 4, §1.13) and come together
+        (§1.12); ``restarts`` never decreases and ``restartsCountTowardsMax`` stays within
+        ``maxRestarts`` (§1.12, §3.9); ``replicatedJobsStatus`` is in descending name order (§3.4); a
+        Job's ``succeeded``/``failed`` never decrease (k8s §1.6)."""
         monitor = self.world.monitor
         assert monitor is not None
         assert not monitor.violations, "\n".join(monitor.violations)

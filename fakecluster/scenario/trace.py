@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from operator import attrgetter
 from typing import Any
 
@@ -61,8 +62,15 @@ def trace_digest(trace: Sequence[TraceEvent]) -> str:
 
 
 def in_trace_order(trace: Iterable[TraceEvent]) -> list[TraceEvent]:
-    """Events sorted by (time, seq): the order milestones and ``order:`` expectations reason in."""
-    return sorted(trace, key=_TRACE_ORDER)
+    """Events sorted by (time, seq): the order milestones and ``order:`` expectations reason in.
+
+    A recorded trace is already in that order (time only moves forward, ``seq`` counts up), so that is
+    checked first: one pass instead of a sort keyed on every event, for each milestone looked up."""
+    events = list(trace)
+    if all(a.time < b.time or (a.time == b.time and a.seq <= b.seq)
+           for a, b in pairwise(events)):
+        return events
+    return sorted(events, key=_TRACE_ORDER)
 
 
 _TRACE_ORDER = attrgetter("time", "seq")
