@@ -307,11 +307,13 @@ def build_status(worker: PodWorker, pod: Obj, stamp: str) -> Obj:
     previous_conditions, others, previous_specs = _split_conditions(worker, old_conditions)
     specs = kubelet_condition_specs(worker, phase, old_conditions)
     owned: list[Obj] = []
+    kept = 0
     for spec, previous, previous_spec in zip(specs, previous_conditions, previous_specs, strict=True):
         if spec == previous_spec and previous is not None:
             # The stored condition is what this very spec built last time: the fresh one would equal
             # it, transition time included, and the stored one would be kept.
             owned.append(previous)
+            kept += 1
             continue
         fresh = _condition(*spec)
         if previous is not None and previous.get("status") == fresh["status"]:
@@ -319,7 +321,8 @@ def build_status(worker: PodWorker, pod: Obj, stamp: str) -> Obj:
         else:
             fresh["lastTransitionTime"] = stamp
         owned.append(previous if previous is not None and fresh == previous else fresh)
-    conditions = [*owned, *others]
+    # Every condition kept: the stored list (the last build's, see _split_conditions) says it all.
+    conditions = old_conditions if kept == len(owned) else [*owned, *others]
     worker.conditions_built = (conditions, owned, others, specs)
     status["conditions"] = conditions
     if worker.host_ip is not None:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from fakecluster.api.core import Pod, PodSpec
+from fakecluster.api.meta import ObjectMeta
 from fakecluster.api.validation import validate_model
 from fakecluster.apiserver import errors
 from fakecluster.apiserver.builtin import MAX_INT32, register_builtin
@@ -592,7 +593,7 @@ def test_patch_never_mutates_stored_snapshots() -> None:
 
 
 def test_a_defaulted_and_bound_pod_spec_passes_the_schema() -> None:
-    """The premise of ``stored_spec_valid`` for pods: create-time defaults and binding only add values
+    """The premise of ``stored_valid`` for pods: create-time defaults and binding only add values
     the schema accepts, so a patch that keeps the stored spec needs only the rest validated."""
     _, server = make_server()
     init = [{"name": "init", "image": "busybox"},
@@ -601,6 +602,13 @@ def test_a_defaulted_and_bound_pod_spec_passes_the_schema() -> None:
     assert validate_model(PodSpec, created["spec"])[1] == []
     bound = server.bind("default", "p", "node-1")
     assert validate_model(PodSpec, bound["spec"])[1] == []
+
+
+def test_pod_and_object_meta_schemas_check_each_field_on_its_own() -> None:
+    """The premise on which a patch is validated field by field (``ResourceType.schema_errors``)."""
+    for model in (Pod, ObjectMeta):
+        assert not model.__pydantic_decorators__.model_validators
+        assert not [name for name, info in model.model_fields.items() if info.is_required()]
 
 
 def test_a_pod_patch_that_keeps_the_spec_reports_schema_errors_as_a_full_validation_does() -> None:

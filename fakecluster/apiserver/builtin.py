@@ -76,12 +76,13 @@ def _qos_class(spec: Obj) -> str:
 
 
 class PodStrategy(Strategy):
-    """Pods are registered with ``stored_spec_valid``: every stored pod spec passes the schema. A spec
-    is stored by a create (schema-validated, or vouched for by the Job controller, then
+    """Pods are registered with ``stored_valid``: every stored pod spec and metadata pass the schema.
+    A spec is stored by a create (schema-validated, or vouched for by the Job controller, then
     :func:`default_pod_spec` and ``priority: 0`` fill in absent fields with values the schema accepts:
     enum members, int32/int64 numbers, strings, ``{}``), by an update (schema-validated, or the stored
     spec kept as is), or by ``pods/binding`` (the stored spec plus a string ``nodeName``).
-    ``tests/test_apiserver.py`` holds a defaulted spec to the schema.
+    ``tests/test_apiserver.py`` holds a defaulted spec to the schema. Metadata is validated (or vouched
+    for) the same way, and the server only adds fields of the types ``ObjectMeta`` declares.
 
     ``prepare_for_create`` copies on write (a donated pod shares its spec's parts with a stored Job)."""
 
@@ -380,7 +381,7 @@ def _model(module: str, name: str) -> Any:
 def register_builtin(server: ApiServer) -> None:
     server.register(
         ResourceType("Pod", "v1", "pods", model=_model("fakecluster.api.core", "Pod"), strategy=PodStrategy(),
-                     stored_spec_valid=True)
+                     stored_valid=True)
     )
     server.register_admission("Pod", "DefaultTolerationSeconds", mutating=default_toleration_seconds,
                               operations=("CREATE", "UPDATE"), keeps_schema_valid=True, copies_on_write=True)

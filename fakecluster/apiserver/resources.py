@@ -16,6 +16,8 @@ from fakecluster.objects import Obj
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+_ABSENT = object()
+
 
 class Strategy:
     """Per-kind hooks; the defaults behave like a plain custom resource without extra rules."""
@@ -67,10 +69,11 @@ class ResourceType:
     """Schema used to reject malformed objects (unknown fields, wrong types) with field paths."""
     status_model: type[BaseModel] | None = None
     strategy: Strategy = field(default_factory=Strategy)
-    stored_spec_valid: bool = False
-    """Whether every stored ``spec`` passes the schema: the strategy's create-time defaults only add
-    values the schema accepts, and no other server-side write puts one in that it does not (see
-    :meth:`schema_errors`)."""
+    stored_valid: bool = False
+    """Whether every stored object's ``spec`` and ``metadata`` pass the schema: the strategy's
+    create-time defaults only add values the schema accepts, and the server itself only sets metadata
+    fields of the types ``ObjectMeta`` declares (name, namespace, uid, timestamps, generation,
+    resourceVersion, deletion grace, finalizers). See :meth:`schema_errors`."""
 
     @property
     def group(self) -> str:
@@ -80,14 +83,19 @@ class ResourceType:
         """``jobs.batch``-style name used in error messages."""
         return f"{self.plural}.{self.group}" if self.group else self.plural
 
-    def schema_errors(self, obj: Obj, *, valid_spec: Obj | None = None) -> list[FieldError]:
+    def schema_errors(
+        self, obj: Obj, *, valid_spec: Obj | None = None, valid_metadata: Obj | None = None
+    ) -> list[FieldError]:
         """Schema errors of ``obj``.
 
-        ``valid_spec``: a spec object known to pass the schema (the stored one, for a kind whose stored
-        specs always do). If ``obj["spec"]`` is that very object, as when a patch leaves the spec alone,
-        only the rest of ``obj`` is checked: the top-level model has no model validators, so each field
-        is valid or not on its own. Should the rest have errors, the whole object is validated again, so
-        the errors read exactly as a full validation reports them.
+        ``valid_spec``/``valid_metadata``: a spec and a metadata known to pass the schema (the stored
+        ones, for a kind whose stored objects always do). If ``obj["spec"]`` is that very spec object,
+        as when a patch leaves the spec alone, only the rest of ``obj`` is checked, and of its metadata
+        only the fields that are not the very objects ``valid_metadata`` holds: neither the top-level
+        model nor ``ObjectMeta`` has model validators or required fields, so each field is valid or
+        not on its own (``tests/test_apiserver.py`` holds ``ObjectMeta`` to that). Should anything be
+        reported, the whole object is validated again, so the errors read exactly as a full validation
+        reports them.
         """
         if self.model is None:
             return []
@@ -96,6 +104,9 @@ class ResourceType:
         if (valid_spec is not None and obj.get("spec") is valid_spec
                 and not self.model.__pydantic_decorators__.model_validators):
             rest = {k: v for k, v in obj.items() if k != "spec"}
+            meta = rest.get("metadata")
+            if valid_metadata is not None and isinstance(meta, dict):
+                rest["metadata"] = {k: v for k, v in meta.items() if valid_metadata.get(k, _ABSENT) is not v}
             if not validate_model(self.model, rest)[1]:
                 return []
         return validate_model(self.model, obj)[1]

@@ -121,8 +121,8 @@ class ApiServer:
         selector, then kept current. Nothing in the cluster itself lists by label, so a run that never
         does skips the per-label bookkeeping on every create (a JobSet pod carries ~17 labels)."""
         self._valid_specs: dict[tuple[str, Key], Obj] = {}
-        """For kinds whose stored specs always pass the schema (``ResourceType.stored_spec_valid``): the
-        spec object each stored object has, so a patch that keeps it validates only the rest."""
+        """For kinds whose stored objects always pass the schema (``ResourceType.stored_valid``): the
+        spec object each stored object has, so a patch that keeps it validates only what it changes."""
         self._admission: dict[str, list[_Admission]] = {}
         self._watchers: dict[str, list[Handler]] = {}
         self._all_watchers: list[Handler] = []
@@ -390,7 +390,7 @@ class ApiServer:
         self._admit("CREATE", kind, obj, None, mutate=False)
         meta["resourceVersion"] = self._next_rv()
         self._store(kind, key, obj, None)
-        if rtype.stored_spec_valid:
+        if rtype.stored_valid:
             self._valid_specs[(kind, key)] = obj.get("spec")
         self._notify("ADDED", kind, obj, None)
         return obj
@@ -517,7 +517,8 @@ class ApiServer:
             new = self._admit("UPDATE", kind, new, old, mutate=True)
             rtype.strategy.prepare_for_update(new, old)
             body = {k: v for k, v in new.items() if k != "status"} if rtype.status_subresource else new
-            schema_errs = rtype.schema_errors(body, valid_spec=self._valid_specs.get((kind, key)))
+            schema_errs = rtype.schema_errors(body, valid_spec=self._valid_specs.get((kind, key)),
+                                              valid_metadata=old["metadata"] if rtype.stored_valid else None)
             new_meta = new["metadata"]
             if new_meta.get("name") == old["metadata"].get("name") \
                     and new_meta.get("ownerReferences") is old["metadata"].get("ownerReferences"):
@@ -544,7 +545,7 @@ class ApiServer:
         if self._should_remove(rtype, new):
             return self._remove(kind, key, new, rv_assigned=True)
         self._store(kind, key, new, old)
-        if rtype.stored_spec_valid and subresource != "status":
+        if rtype.stored_valid and subresource != "status":
             self._valid_specs[(kind, key)] = new.get("spec")  # validated above (or kept from `old`)
         self._notify("MODIFIED", kind, new, old)
         return new

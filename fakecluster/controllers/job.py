@@ -167,14 +167,17 @@ class JobController:
 
         This runs for every pod write in the cluster, so it only looks at metadata and resolves the Job
         only on the deletion path, where the Job's finished state decides between syncing the Job and
-        cleaning up an orphan.
+        cleaning up an orphan. It also hands the pod to its Jobs' views (see job_pod_view), which is
+        what spares each sync a pass over all of a Job's pods.
         """
         self._pod_views.on_pod_event(event)
         pod = event.object
         meta = pod["metadata"]
         ref = controller_of(pod)
-        self._observe_expectations(event, ref)
-        if event.type == "DELETED" or meta.get("deletionTimestamp") is not None:
+        deleting = event.type == "DELETED" or meta.get("deletionTimestamp") is not None
+        if deleting or event.type == "ADDED":
+            self._observe_expectations(event, ref)
+        if deleting:
             if event.type == "MODIFIED" and event.old is not None \
                     and event.old["metadata"].get("resourceVersion") == meta.get("resourceVersion"):
                 return

@@ -160,6 +160,7 @@ class JobPodView:
         self._held = True
 
     def release(self) -> None:
+        """The sync is over: apply what it queued (its own writes, and any other pod's)."""
         self._held = False
         for key, record in self._queued.items():
             self._apply(key, record, self.pods.get(key))

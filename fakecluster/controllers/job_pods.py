@@ -272,7 +272,7 @@ class PodFactory:
     - its spec is the template spec of a *stored* Job: validated with the Job (a Job's template is a
       ``PodTemplateSpec``, whose spec is the same ``PodSpec`` model) and then defaulted by
       ``default_pod_spec`` with values that model accepts (the premise of the Pod kind's
-      ``stored_spec_valid``, held by a test); updates of a Job's template are validated too. To it come
+      ``stored_valid``, held by a test); updates of a Job's template are validated too. To it come
       ``hostname`` (a string) and, Indexed, a ``JOB_COMPLETION_INDEX`` ``EnvVar`` (a name and an opaque
       ``valueFrom``);
     - its metadata is the template's (the same ``ObjectMeta`` model) with ``generateName`` and

@@ -117,15 +117,18 @@ class TraceRecorder:
             self._emit(pod, "Pod", "Deleted")
             return
         assert old is not None
-        if pod["spec"].get("nodeName") and not old["spec"].get("nodeName"):
-            self._emit(pod, "Pod", "Scheduled", pod["spec"]["nodeName"])
-        if pod.get("status") is old.get("status"):
+        # Copy-on-write: a part of the pod that is the very object it was before has not changed.
+        spec = pod["spec"]
+        if spec is not old["spec"] and spec.get("nodeName") and not old["spec"].get("nodeName"):
+            self._emit(pod, "Pod", "Scheduled", spec["nodeName"])
+        status, old_status = pod.get("status") or {}, old.get("status") or {}
+        if status is old_status:
             return  # a metadata-only write (finalizers, deletion): phase and readiness are unchanged
-        phase = (pod.get("status") or {}).get("phase")
-        old_phase = (old.get("status") or {}).get("phase")
-        if phase != old_phase and phase in _POD_PHASE_EVENTS:
+        phase = status.get("phase")
+        if phase != old_status.get("phase") and phase in _POD_PHASE_EVENTS:
             self._emit(pod, "Pod", _POD_PHASE_EVENTS[phase], _exit_detail(pod) if phase == "Failed" else "")
-        if _pod_ready(pod) and not _pod_ready(old):
+        if status.get("conditions") is not old_status.get("conditions") and _pod_ready(pod) \
+                and not _pod_ready(old):
             self._emit(pod, "Pod", "Ready")
 
     def _on_job(self, event: WatchEvent) -> None:
