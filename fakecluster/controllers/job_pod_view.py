@@ -169,12 +169,13 @@ class JobPodView:
     def _record(self, pod: Obj, previous: _Record | None) -> _Record:
         """Classify ``pod``, reusing what ``previous`` (the pod's last version here) derived from the
         metadata if the write kept those objects, and everything if it kept the status too."""
-        inputs = _metadata_inputs(pod["metadata"])
+        meta = pod["metadata"]
         status = pod.get("status")
         if previous is not None:
             known = previous[3]
-            if (inputs[0] is known[0] and inputs[1] is known[1] and inputs[2] is known[2]
-                    and inputs[3] == known[3] and inputs[4] == known[4]):
+            if (meta.get("ownerReferences") is known[0] and meta.get("annotations") is known[1]
+                    and meta.get("finalizers") is known[2] and meta.get("deletionTimestamp") == known[3]
+                    and meta["uid"] == known[4]):
                 facts = previous[1]
                 if status is not previous[4]:
                     phase = (status or {}).get("phase")
@@ -183,7 +184,7 @@ class JobPodView:
                 cls = previous[2] if facts == previous[1] else pod_class(facts, self.params[2])
                 return pod, facts, cls, known, status
         facts = pod_facts(pod, self.job_uid, self.params[0])
-        return pod, facts, pod_class(facts, self.params[2]), inputs, status
+        return pod, facts, pod_class(facts, self.params[2]), _metadata_inputs(meta), status
 
     def _apply(self, key: Key, record: _Record | None, seen: _Record | None) -> None:
         if record is None:

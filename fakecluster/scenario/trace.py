@@ -13,14 +13,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["Snapshot", "TraceEvent", "in_trace_order", "trace_digest"]
 
 
-@dataclass(frozen=True, slots=True)
-class TraceEvent:
-    """One observable change; ``seq`` orders events that share a virtual ``time``."""
+class TraceEvent(NamedTuple):
+    """One observable change; ``seq`` orders events that share a virtual ``time``.
+
+    Immutable like the rest of the trace. A named tuple rather than a frozen dataclass: the recorder
+    builds one for nearly every pod write, and a tuple is built several times faster."""
 
     time: float
     seq: int
