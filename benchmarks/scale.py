@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 
 from fakecluster.scenario.runner import run_scenario
-from fakecluster.wallclock import real_perf_counter
+from fakecluster.wallclock_freeze import real_perf_counter
 
 
 def scenario(workers: int, pods_per_job: int) -> dict[str, object]:

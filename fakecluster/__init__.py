@@ -1,7 +1,7 @@
 """fakecluster: a deterministic, in-memory Kubernetes cluster on a virtual clock.
 
 The cluster knows nothing about JobSet: workloads plug in their API types, admission and controllers
-through :mod:`fakecluster.workload`. See README.md for the quick start.
+through :mod:`fakecluster.workload_plugin`. See README.md for the quick start.
 """
 
 from fakecluster.apiserver.errors import ApiError, FieldError

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakecluster.apiserver.builtin import register_builtin
-from fakecluster.apiserver.gc import GarbageCollector
 from fakecluster.apiserver.server import ApiServer
-from fakecluster.behaviour import BehaviourResolver, default_behaviour
 from fakecluster.client import Client, LocalClient
+from fakecluster.client.conflicts import CONTROLLER_USERS, ConflictInjectingClient, FaultStats
+from fakecluster.client.informer import Informer, InformerClient
 from fakecluster.clock import Clock
-from fakecluster.faults import CONTROLLER_USERS, ConflictInjectingClient, FaultStats
-from fakecluster.informer import Informer, InformerClient
+from fakecluster.controllers.garbage_collector import GarbageCollector
+from fakecluster.kubelet.pod_timings import BehaviourResolver, default_behaviour
 
 UNLIMITED_CAPACITY: dict[str, Any] = {
     "cpu": "100k",
@@ -56,22 +56,22 @@ class ClusterConfig:
     feature_gates: dict[str, bool] = field(default_factory=dict)
     conflict_rate: float = 0.0
     """Fraction of the controllers' update/update_status/patch calls failed with 409 Conflict
-    (:mod:`fakecluster.faults`); 0 wraps nothing."""
+    (:mod:`fakecluster.client.conflicts`); 0 wraps nothing."""
     informer_lag: float = 0.0
     """Seconds by which the controllers' reads and watch events trail the API server
-    (:mod:`fakecluster.informer`); 0 reads the store directly."""
+    (:mod:`fakecluster.client.informer`); 0 reads the store directly."""
 
 
 class Cluster:
     """A running fake cluster. Workload plugins add their kinds and controllers after construction."""
 
     def __init__(self, seed: int = 0, config: ClusterConfig | None = None) -> None:
-        from fakecluster.controllers.job import JobController
+        from fakecluster.controllers.job.job_controller import JobController
+        from fakecluster.controllers.node_lifecycle import NodeLifecycleController
+        from fakecluster.controllers.podgc import PodGC
         from fakecluster.controllers.ttl_after_finished import TTLAfterFinishedController
-        from fakecluster.kubelet import Kubelet
-        from fakecluster.node_lifecycle import NodeLifecycleController
-        from fakecluster.podgc import PodGC
-        from fakecluster.scheduler import Scheduler
+        from fakecluster.kubelet.kubelet import Kubelet
+        from fakecluster.scheduler.scheduler import Scheduler
 
         self.seed = seed
         self.config = config or ClusterConfig()
@@ -94,7 +94,7 @@ class Cluster:
         return random.Random(f"{self.seed}/{component}")
 
     def client(self, user: str = "admin") -> Client:
-        """A client acting as ``user``. The controllers' users (:data:`~fakecluster.faults.
+        """A client acting as ``user``. The controllers' users (:data:`~fakecluster.client.conflicts.
         CONTROLLER_USERS`) get what the config asks for: reads and watch events through their own
         lagging informer, and injected Conflicts on writes. Each call is a new process's client (a
         restarted controller starts a fresh informer); the fault stream of a user survives restarts."""

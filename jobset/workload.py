@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster
-from fakecluster.objects import Obj
-from fakecluster.workload import GroupShape, Slot
+from fakecluster.workload_plugin import GroupShape, Slot
 
 JOBSET_NAME_KEY = "jobset.sigs.k8s.io/jobset-name"
 REPLICATED_JOB_NAME_KEY = "jobset.sigs.k8s.io/replicatedjob-name"

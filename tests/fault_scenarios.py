@@ -6,10 +6,10 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from fakecluster.objects import Obj
+from fakecluster.api.objects import Obj
 from fakecluster.scenario.loader import load_scenario
 from fakecluster.scenario.runner import ScenarioOutcome, ScenarioRun
-from fakecluster.workload import load_plugin
+from fakecluster.workload_plugin import load_plugin
 
 INORDER = """\
 seed: 7

@@ -1,4 +1,5 @@
-"""Tests for fakecluster.api (models, validation, quantities) and jobset.api (JobSet v1alpha2 types)."""
+"""Tests for fakecluster.api (models, validation, quantities) and jobset.api.v1alpha2.jobset_types (JobSet
+v1alpha2 types)."""
 
 from __future__ import annotations
 
@@ -27,8 +28,8 @@ from fakecluster.api import (
     validate_model,
 )
 from fakecluster.apiserver.errors import FieldError
-from jobset import api as jobset_api
-from jobset.api import JobSet
+from jobset.api.v1alpha2 import jobset_types as jobset_api
+from jobset.api.v1alpha2.jobset_types import JobSet
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -532,7 +533,8 @@ def test_parse_quantity_is_exact_for_every_suffix(whole: int, millis: int, suffi
     assert parse_quantity(f"-{text}") == -parse_quantity(text)
 
 
-# --- jobset.api constants and layering -------------------------------------------------------------------
+# --- jobset.api.v1alpha2.jobset_types constants and layering
+# -------------------------------------------------------------------
 
 
 def test_jobset_constants_match_upstream() -> None:

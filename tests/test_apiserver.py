@@ -13,15 +13,15 @@ import pytest
 
 from fakecluster.api.core import Pod, PodSpec
 from fakecluster.api.meta import ObjectMeta
+from fakecluster.api.objects import Obj, clone, merge_patch
 from fakecluster.api.validation import validate_model
 from fakecluster.apiserver import errors
 from fakecluster.apiserver.builtin import MAX_INT32, register_builtin
 from fakecluster.apiserver.errors import ApiError, FieldError
-from fakecluster.apiserver.gc import GarbageCollector
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.server import ApiServer, WatchEvent, _uuid4
 from fakecluster.clock import Clock, rfc3339
-from fakecluster.objects import Obj, clone, merge_patch
+from fakecluster.controllers.garbage_collector import GarbageCollector
 
 NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 STARTED = "2025-01-01T00:00:00Z"

@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
+from fakecluster.api.objects import Obj, clone, owner_reference
 from fakecluster.apiserver.builtin import register_builtin
 from fakecluster.apiserver.errors import ApiError
-from fakecluster.apiserver.gc import GarbageCollector
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.server import ApiServer, WatchEvent
 from fakecluster.client import Client, LocalClient
 from fakecluster.clock import Clock
-from fakecluster.objects import Obj, clone, owner_reference
+from fakecluster.controllers.garbage_collector import GarbageCollector
 
 
 def make_client() -> tuple[Clock, ApiServer, LocalClient]:

@@ -42,13 +42,13 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from fakecluster.api.objects import Obj, condition_true, controller_of
 from fakecluster.apiserver.server import WatchEvent
-from fakecluster.behaviour import NEVER, PodTimings
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
-from fakecluster.objects import Obj, condition_true, controller_of
+from fakecluster.kubelet.pod_timings import NEVER, PodTimings
 from fakecluster.scenario.recorder import TraceRecorder
 from fakecluster.scenario.trace import trace_digest
-from jobset import api
+from jobset.api.v1alpha2 import jobset_types as api
 from jobset.workload import plugin
 
 NS = "default"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fakecluster.objects import Obj
+from fakecluster.api.objects import Obj
 from jobset.controller.depends_on import dependency_reached_status
 
 MODEL = "model-initializer"

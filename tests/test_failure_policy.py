@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from fakecluster.api.objects import Obj
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.clock import rfc3339
-from fakecluster.objects import Obj
-from jobset import api
+from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.conditions import StatusUpdate
 from jobset.controller.failure_policy import (
     apply_failure_policy_rule_action,

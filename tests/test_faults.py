@@ -1,4 +1,5 @@
-"""Injected 409 Conflicts (fakecluster/faults.py): what is faulted, determinism per seed, and that the
+"""Injected 409 Conflicts (fakecluster/client/conflicts.py): what is faulted, determinism per seed, and
+that the
 JobSet and Job controllers still converge when 30 % of their writes fail."""
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ from fault_scenarios import final_jobset_status, play, write
 
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.client import LocalClient
+from fakecluster.client.conflicts import CONTROLLER_USERS, ConflictInjectingClient, FaultStats
+from fakecluster.client.informer import InformerClient
 from fakecluster.clock import Clock
 from fakecluster.cluster import Cluster, ClusterConfig
-from fakecluster.controllers.job import DEFAULT_JOB_API_BACKOFF, MAX_JOB_API_BACKOFF
-from fakecluster.faults import CONTROLLER_USERS, ConflictInjectingClient, FaultStats
-from fakecluster.informer import InformerClient
+from fakecluster.controllers.job.job_controller import DEFAULT_JOB_API_BACKOFF, MAX_JOB_API_BACKOFF
 from fakecluster.runtime import Controller
 
 

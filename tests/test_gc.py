@@ -1,4 +1,5 @@
-"""Deletion propagation and the garbage collector (fakecluster/apiserver/gc.py + ApiServer.delete)."""
+"""Deletion propagation and the garbage collector (fakecluster/controllers/garbage_collector.py +
+ApiServer.delete)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,13 @@ from typing import Any
 
 import pytest
 
+from fakecluster.api.objects import Obj, owner_reference
 from fakecluster.apiserver.builtin import register_builtin
 from fakecluster.apiserver.errors import ApiError
-from fakecluster.apiserver.gc import GarbageCollector
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.server import ApiServer, WatchEvent
 from fakecluster.clock import Clock
-from fakecluster.objects import Obj, owner_reference
+from fakecluster.controllers.garbage_collector import GarbageCollector
 
 FOREVER = 10_000.0
 

@@ -1,4 +1,4 @@
-"""The lagging informer cache (fakecluster/informer.py) and what it does to the controllers: reads and
+"""The lagging informer cache (fakecluster/client/informer.py) and what it does to the controllers: reads and
 watch events trail the API server by the lag, writes do not, stale resourceVersions really conflict, a
 restarted controller gets a fresh cache, and the Job controller's expectations keep pod counts right."""
 
@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 from fault_scenarios import final_jobset_status, play, write
 
+from fakecluster.api.objects import Obj
 from fakecluster.apiserver.builtin import register_builtin
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import ApiServer, WatchEvent
 from fakecluster.client import LocalClient
+from fakecluster.client.informer import Informer, InformerClient
 from fakecluster.clock import Clock
 from fakecluster.cluster import Cluster, ClusterConfig
-from fakecluster.controllers import job_expectations
-from fakecluster.informer import Informer, InformerClient
-from fakecluster.objects import Obj
+from fakecluster.controllers.job import expectations as job_expectations
 from fakecluster.scenario.runner import ScenarioOutcome
 from fakecluster.scenario.trace import TraceEvent
 

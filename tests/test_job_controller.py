@@ -16,19 +16,19 @@ from typing import Any
 import pytest
 
 from fakecluster.api.core import Pod
+from fakecluster.api.objects import Obj, clone, owner_reference
 from fakecluster.api.validation import validate_model
 from fakecluster.apiserver.builtin import register_builtin
 from fakecluster.apiserver.errors import ApiError
-from fakecluster.apiserver.gc import GarbageCollector
 from fakecluster.apiserver.server import ApiServer, WatchEvent
-from fakecluster.behaviour import PodTimings
 from fakecluster.client import LocalClient
 from fakecluster.clock import Clock, rfc3339
 from fakecluster.cluster import Cluster, ClusterConfig
-from fakecluster.controllers.indexes import format_indexes, parse_indexes
-from fakecluster.controllers.job import JobController
-from fakecluster.controllers.job_pods import UNKNOWN_INDEX, PodFactory
-from fakecluster.objects import Obj, clone, owner_reference
+from fakecluster.controllers.garbage_collector import GarbageCollector
+from fakecluster.controllers.job.indexed_job_utils import format_indexes, parse_indexes
+from fakecluster.controllers.job.job_controller import JobController
+from fakecluster.controllers.job.pods import UNKNOWN_INDEX, PodFactory
+from fakecluster.kubelet.pod_timings import PodTimings
 
 NS = "default"
 TRACKING = "batch.kubernetes.io/job-tracking"

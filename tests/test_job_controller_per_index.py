@@ -1,6 +1,6 @@
 """``backoffLimitPerIndex`` / ``maxFailedIndexes`` and the podFailurePolicy ``FailIndex`` action (KEP-3850).
 
-Three layers, as in ``fakecluster/controllers/job_per_index.py``:
+Three layers, as in ``fakecluster/controllers/job/backoff_per_index.py``:
 
 - the one-sync cases of upstream ``TestSyncJobWithJobBackoffLimitPerIndex`` (job_controller_test.go):
   hand-made pods that failed long ago, one sync at t=100, then the status, the created pods and their
@@ -18,17 +18,17 @@ from typing import Any
 import pytest
 from test_job_controller import NS, TRACKING, Harness, condition, condition_types, events, ts
 
-from fakecluster.behaviour import PodTimings
+from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster, ClusterConfig
-from fakecluster.controllers.indexes import parse_indexes
-from fakecluster.controllers.job_per_index import (
+from fakecluster.controllers.job.backoff_per_index import (
     creatable_now,
     index_failure_count,
     is_index_failed,
     pods_with_delayed_deletion,
     replacement_annotations,
 )
-from fakecluster.objects import Obj
+from fakecluster.controllers.job.indexed_job_utils import parse_indexes
+from fakecluster.kubelet.pod_timings import PodTimings
 
 INDEX = "batch.kubernetes.io/job-completion-index"
 FAILURE_COUNT = "batch.kubernetes.io/job-index-failure-count"

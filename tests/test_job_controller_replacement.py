@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from test_job_controller import NS, TRACKING, Harness, condition, condition_types, ts
 
-from fakecluster.behaviour import PodTimings
+from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster, ClusterConfig
-from fakecluster.objects import Obj
+from fakecluster.kubelet.pod_timings import PodTimings
 
 BACKOFF_LIMIT_EXCEEDED = ("BackoffLimitExceeded", "Job has reached the specified backoff limit")
 

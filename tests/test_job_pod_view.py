@@ -1,4 +1,4 @@
-"""The Job controller's per-Job pod view (fakecluster/controllers/job_pod_view.py): kept current from the
+"""The Job controller's per-Job pod view (fakecluster/controllers/job/pod_view.py): kept current from the
 pod watch, it must always equal a view built afresh from a list of the Job's pods, and must not move
 while a sync holds it."""
 
@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
+from fakecluster.api.objects import Obj
 from fakecluster.apiserver.builtin import register_builtin
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import ApiServer
 from fakecluster.clock import Clock
-from fakecluster.controllers.job_pod_view import JobPodView, JobPodViews
-from fakecluster.objects import Obj
+from fakecluster.controllers.job.pod_view import JobPodView, JobPodViews
 
 JOB_UID = "job-uid"
 OTHER_UID = "other-uid"

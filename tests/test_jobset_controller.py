@@ -15,16 +15,16 @@ from typing import Any
 
 import pytest
 
+from fakecluster.api.objects import Obj
 from fakecluster.apiserver.builtin import register_builtin
-from fakecluster.apiserver.gc import GarbageCollector
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.server import ApiServer, WatchEvent
-from fakecluster.behaviour import NEVER, PodTimings
 from fakecluster.client import LocalClient
 from fakecluster.clock import Clock, rfc3339
 from fakecluster.cluster import Cluster, ClusterConfig
-from fakecluster.objects import Obj
-from jobset import api
+from fakecluster.controllers.garbage_collector import GarbageCollector
+from fakecluster.kubelet.pod_timings import NEVER, PodTimings
+from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller import EventRecorder, JobSetController
 from jobset.controller.child_jobs import (
     ChildJobs,

@@ -1,4 +1,4 @@
-"""Tests for :mod:`jobset.crd`: what the API server does for JobSets because of the CRD.
+"""Tests for :mod:`jobset.api.v1alpha2.crd`: what the API server does for JobSets because of the CRD.
 
 Defaults, OpenAPI limits and enums (through the pydantic model), list-type invariants and the CEL rules of
 ``config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml``, with the messages k8s.io/apiextensions-apiserver
@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
+from fakecluster.api.objects import Obj, clone
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import ApiServer
 from fakecluster.client import LocalClient
 from fakecluster.clock import Clock
-from fakecluster.objects import Obj, clone
-from jobset.crd import CRD_DEFAULTS, CelRuleError, JobSetStrategy, apply_crd_defaults, find
+from jobset.api.v1alpha2.crd import CRD_DEFAULTS, CelRuleError, JobSetStrategy, apply_crd_defaults, find
 from jobset.features import FeatureGates
 from jobset.webhooks import register
 

@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 import yaml
 
+from fakecluster.api.objects import Obj, clone
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.server import ApiServer
 from fakecluster.client import LocalClient
 from fakecluster.clock import Clock
-from fakecluster.objects import Obj, clone
 from jobset.features import FeatureGates
 from jobset.webhooks import (
     MUTATING_WEBHOOK_NAME,
@@ -33,7 +33,7 @@ from jobset.webhooks import (
     validate_update,
 )
 from jobset.webhooks.apimachinery import is_domain_prefixed_path
-from jobset.webhooks.create import job_set_name_for_validation
+from jobset.webhooks.jobset_webhook.create import job_set_name_for_validation
 
 MAX_INT32 = 2**31 - 1
 POD_TEMPLATE = {"spec": {"containers": [{"name": "test", "image": "bash:latest"}]}}

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
+from fakecluster.api.objects import Obj, clone, get_condition
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
-from fakecluster.behaviour import NEVER, PodTimings
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
-from fakecluster.kubelet import probe_delays
-from fakecluster.kubelet_commands import CommandOutcome, command_outcome, script_outcome, sleep_seconds
-from fakecluster.kubelet_pod import go_duration, image_id
-from fakecluster.objects import Obj, clone, get_condition
+from fakecluster.kubelet.commands import CommandOutcome, command_outcome, script_outcome, sleep_seconds
+from fakecluster.kubelet.kubelet import probe_delays
+from fakecluster.kubelet.pod_timings import NEVER, PodTimings
+from fakecluster.kubelet.pod_worker import go_duration, image_id
 
 SLEEP_FOREVER = ["sleep", "infinity"]
 

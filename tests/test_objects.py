@@ -1,4 +1,4 @@
-"""Wire-form helpers: deep copy and RFC 7386 JSON merge patch (fakecluster/objects.py)."""
+"""Wire-form helpers: deep copy and RFC 7386 JSON merge patch (fakecluster/api/objects.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from fakecluster.objects import (
+from fakecluster.api.objects import (
     annotations_of,
     clone,
     condition_true,

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
+from fakecluster.api.objects import Obj, get_condition
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
-from fakecluster.behaviour import PodTimings
 from fakecluster.clock import rfc3339
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
-from fakecluster.objects import Obj, get_condition
+from fakecluster.kubelet.pod_timings import PodTimings
 
 NS = "default"
 PODGC_CONDITION = {"type": "DisruptionTarget", "status": "True", "lastProbeTime": None,

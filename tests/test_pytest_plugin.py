@@ -55,7 +55,8 @@ def _warm_up(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Play one scenario in this process before the inner runs.
 
     The inner runs are in-process, and pytester drops every module they import when they end; the
-    process-wide freeze (``fakecluster.wallclock``) outlives them, and freezegun imported again under an
+    process-wide freeze (``fakecluster.wallclock_freeze``) outlives them, and freezegun imported again
+    under an
     active freeze breaks. Importing everything a run needs up front avoids that (and the re-imports).
     """
     path: Path = tmp_path_factory.mktemp("warm") / "warm.yaml"

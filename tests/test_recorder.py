@@ -17,7 +17,7 @@ from fakecluster.cluster import Cluster, ClusterConfig
 from fakecluster.scenario.recorder import TraceRecorder
 from fakecluster.scenario.runner import ScenarioOutcome, run_scenario
 from fakecluster.scenario.trace import TraceEvent
-from fakecluster.workload import load_plugin
+from fakecluster.workload_plugin import load_plugin
 
 POD_SPEC: dict[str, Any] = {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}
 

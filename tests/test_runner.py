@@ -17,7 +17,7 @@ import yaml
 from fakecluster.scenario.loader import load_scenario
 from fakecluster.scenario.runner import ScenarioOutcome, ScenarioRun, run_scenario
 from fakecluster.scenario.trace import TraceEvent
-from fakecluster.workload import load_plugin
+from fakecluster.workload_plugin import load_plugin
 
 JOBSET: dict[str, Any] = {
     "apiVersion": "jobset.x-k8s.io/v1alpha2",

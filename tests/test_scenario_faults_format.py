@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from fault_scenarios import final_jobset_status, play, write
 
+from fakecluster.api.objects import Obj, get_condition
 from fakecluster.cluster import Cluster
-from fakecluster.objects import Obj, get_condition
 from fakecluster.scenario.errors import ScenarioError
 from fakecluster.scenario.format import RESTARTABLE_CONTROLLERS, UNSUPPORTED_ACTIONS, Scenario
 from fakecluster.scenario.loader import load_scenario
@@ -160,7 +160,7 @@ def test_restart_in_the_middle_of_an_inorder_startup_converges_to_the_same_statu
 def test_restart_controller_replaces_the_runs_controller_and_stops_the_old_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from jobset.controller.reconciler import JobSetController
+    from jobset.controller.jobset_controller import JobSetController
 
     started: list[JobSetController] = []
     original = JobSetController.__init__

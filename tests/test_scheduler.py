@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from fakecluster.api.objects import Obj, get_condition
 from fakecluster.apiserver.server import WatchEvent
-from fakecluster.behaviour import PodTimings
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
-from fakecluster.objects import Obj, get_condition
-from fakecluster.scheduler_filters import NodeInfo, filter_node, fit_error_message, pod_request
+from fakecluster.kubelet.pod_timings import PodTimings
+from fakecluster.scheduler.filters import NodeInfo, filter_node, fit_error_message, pod_request
 
 SMALL = {"cpu": "1", "memory": "4Gi", "pods": 110}
 

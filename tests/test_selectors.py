@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
+from fakecluster.api.objects import Obj
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.selectors import (
@@ -24,7 +25,6 @@ from fakecluster.apiserver.selectors import (
 )
 from fakecluster.apiserver.server import ApiServer
 from fakecluster.clock import Clock
-from fakecluster.objects import Obj
 
 # ----------------------------------------------------------------------------------- LabelSelector
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from fakecluster.objects import Obj
-from jobset import api
+from fakecluster.api.objects import Obj
+from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.conditions import StatusUpdate
 from jobset.controller.startup_policy import (
     all_replicas_started,

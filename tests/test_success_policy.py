@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from fakecluster.api.objects import Obj
 from fakecluster.apiserver.errors import ApiError
-from fakecluster.objects import Obj
-from jobset import api
+from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.conditions import StatusUpdate
 from jobset.controller.success_policy import (
     execute_success_policy,

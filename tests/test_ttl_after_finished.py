@@ -12,11 +12,11 @@ from typing import Any
 
 from test_job_controller import NS, condition
 
+from fakecluster.api.objects import Obj
 from fakecluster.apiserver.server import WatchEvent
-from fakecluster.behaviour import PodTimings
 from fakecluster.cluster import Cluster, ClusterConfig
 from fakecluster.controllers.ttl_after_finished import TTLAfterFinishedController, expires_at
-from fakecluster.objects import Obj
+from fakecluster.kubelet.pod_timings import PodTimings
 
 
 class JobLog:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from fakecluster.api.objects import Obj
 from fakecluster.apiserver.errors import FieldError
 from fakecluster.apiserver.resources import ResourceType, Strategy
 from fakecluster.apiserver.server import ApiServer
-from fakecluster.objects import Obj
 
 MAX_INT32 = 2**31 - 1
 JOB_TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"

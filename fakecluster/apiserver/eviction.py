@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fakecluster.objects import disruption_target, update_pod_condition
+from fakecluster.api.objects import disruption_target, update_pod_condition
 
 if TYPE_CHECKING:
     from fakecluster.apiserver.server import ApiServer

@@ -22,13 +22,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from fakecluster.api.objects import Obj, clone, merge_patch
 from fakecluster.apiserver import errors
 from fakecluster.apiserver.errors import ApiError, FieldError
 from fakecluster.apiserver.eviction import evict_pod
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.selectors import Selector, as_selector
 from fakecluster.clock import Clock, parse_rfc3339, rfc3339
-from fakecluster.objects import Obj, clone, merge_patch
 
 Key = tuple[str, str]  # (namespace, name)
 Handler = Callable[["WatchEvent"], None]
@@ -313,7 +313,7 @@ class ApiServer:
 
     def create(self, obj: Obj, *, schema_valid: bool = False, donate: bool = False) -> Obj:
         """POST. For the cluster's own emulated controllers, which build objects from parts the server
-        already stored (see :class:`~fakecluster.controllers.job_pods.PodFactory`):
+        already stored (see :class:`~fakecluster.controllers.job.pods.PodFactory`):
 
         - ``schema_valid``: the caller vouches that ``obj`` passes the kind's schema; unless a mutating
           admission hook that may break that runs, the per-object schema validation is skipped;

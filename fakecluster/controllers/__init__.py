@@ -1,6 +1,2 @@
-"""Built-in controllers of the fake cluster (kube-controller-manager's, reduced to what JobSet observes)."""
-
-from fakecluster.controllers.job import JobController
-from fakecluster.controllers.ttl_after_finished import TTLAfterFinishedController
-
-__all__ = ["JobController", "TTLAfterFinishedController"]
+"""kube-controller-manager's controllers, reduced to what JobSet observes: Job (``job/``), TTL after
+finished, garbage collector, node lifecycle, taint eviction and PodGC. Upstream: ``pkg/controller``."""

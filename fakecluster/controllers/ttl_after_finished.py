@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
+from fakecluster.api.objects import Obj
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.clock import parse_rfc3339
-from fakecluster.controllers.job_status import COMPLETE, FAILED, is_finished
-from fakecluster.objects import Obj
+from fakecluster.controllers.job.status import COMPLETE, FAILED, is_finished
 from fakecluster.runtime import Controller
 
 if TYPE_CHECKING:

@@ -13,14 +13,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from fakecluster.api.objects import Obj
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.cluster import Cluster
-from fakecluster.objects import Obj
 from fakecluster.scenario.format import Action
 from fakecluster.scenario.milestones import PodRef, RJobShape
 from fakecluster.scenario.recorder import TraceRecorder
 from fakecluster.scenario.trace import TraceEvent
-from fakecluster.workload import WorkloadPlugin
+from fakecluster.workload_plugin import WorkloadPlugin
 
 
 class ActionPlayer:

@@ -4,7 +4,8 @@ Every model forbids unknown keys (a misspelt key must fail loudly, never be igno
 camelCase spelling. Durations, milestones and pod references are parsed here, at load time, so the runner
 receives floats and parsed objects and a typo is reported with its file, line and field path. "never"
 (``ready: never``, ``exit: never``) is ``math.inf``, a delay that does not elapse, as in
-``fakecluster.behaviour.NEVER``. Actions and expectations are flat models whose validator picks the kind,
+``fakecluster.kubelet.pod_timings.NEVER``. Actions and expectations are flat models whose validator picks
+the kind,
 rather than pydantic unions, so an error inside one names the user's own path (``expect[2].order[1]``)
 instead of one error per union branch. The models stay in one module, longer than most, because they are
 one contract: reading this file top to bottom should read like the format document.
@@ -158,7 +159,8 @@ class Latency(_Model):
 
 
 class Faults(_Model):
-    """Faults injected into the controllers' API calls (``fakecluster.faults``); all default to none."""
+    """Faults injected into the controllers' API calls (``fakecluster.client.conflicts``); all default to
+    none."""
 
     conflict_rate: Rate = 0.0
     """Fraction of the controllers' update/update_status/patch calls that fail with 409 Conflict."""

@@ -12,11 +12,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
+from fakecluster.api.objects import Obj, condition_true
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.cluster import Cluster
-from fakecluster.objects import Obj, condition_true
 from fakecluster.scenario.trace import TraceEvent
-from fakecluster.workload import Slot, WorkloadPlugin
+from fakecluster.workload_plugin import Slot, WorkloadPlugin
 
 SlotFields = tuple[str | None, str | None, int | None, int | None, int | None]
 """A trace event's workload coordinates: owner, replicated job, job index, pod index, attempt."""

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fakecluster import wallclock
+from fakecluster import wallclock_freeze as wallclock
+from fakecluster.api.objects import Obj
 from fakecluster.apiserver.errors import ApiError
-from fakecluster.behaviour import PodTimings
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
-from fakecluster.objects import Obj
+from fakecluster.kubelet.pod_timings import PodTimings
 from fakecluster.scenario.actions import ActionPlayer
 from fakecluster.scenario.errors import ScenarioError
 from fakecluster.scenario.expectations import RunResult, check
@@ -29,7 +29,7 @@ from fakecluster.scenario.milestones import RJobShape
 from fakecluster.scenario.recorder import TraceRecorder
 from fakecluster.scenario.timeline import render_failure
 from fakecluster.scenario.trace import Snapshot, TraceEvent, trace_digest
-from fakecluster.workload import WorkloadPlugin, load_plugin
+from fakecluster.workload_plugin import WorkloadPlugin, load_plugin
 
 SNAPSHOT_KINDS = ("JobSet", "Job", "Pod", "Service", "Node")
 

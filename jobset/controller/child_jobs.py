@@ -14,8 +14,8 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from fakecluster.objects import Obj, clone
-from jobset import api
+from fakecluster.api.objects import Obj, clone
+from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.conditions import StatusUpdate
 from jobset.controller.errors import ReconcileError
 from jobset.controller.failure_policy import get_job_restarts

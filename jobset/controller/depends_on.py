@@ -6,8 +6,8 @@ API doc says "only a single item is supported" but the controller ANDs all of th
 
 from __future__ import annotations
 
-from fakecluster.objects import Obj
-from jobset import api
+from fakecluster.api.objects import Obj
+from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.spec import count, find_replicated_job_status
 
 

@@ -19,9 +19,9 @@ from collections.abc import Callable
 
 import re2
 
+from fakecluster.api.objects import Obj
 from fakecluster.clock import parse_rfc3339
-from fakecluster.objects import Obj
-from jobset import api
+from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.conditions import (
     ConditionOpts,
     EventParams,

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fakecluster.api.objects import Obj, owner_reference
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.client import Client
-from fakecluster.objects import Obj, owner_reference
-from jobset import api
+from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.events import EVENT_TYPE_WARNING
 from jobset.controller.spec import dns_hostnames_enabled, get_subdomain, spec_of
 

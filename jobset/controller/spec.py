@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakecluster.objects import Obj
-from jobset import api
+from fakecluster.api.objects import Obj
+from jobset.api.v1alpha2 import jobset_types as api
 
 
 def spec_of(js: Obj) -> Obj:

@@ -2,14 +2,15 @@
 
 ``InOrder`` creates the Jobs of ReplicatedJob k+1 only once every Job of ReplicatedJob k has *started*
 (ready, succeeded or failed; merely active or suspended Jobs do not count). The creation loop that uses
-these helpers is ``reconcile_replicated_jobs`` in :mod:`jobset.controller.reconciler`, the resume loop is
+these helpers is ``reconcile_replicated_jobs`` in :mod:`jobset.controller.jobset_controller`, the resume
+loop is
 in :mod:`jobset.controller.suspend`.
 """
 
 from __future__ import annotations
 
-from fakecluster.objects import Obj
-from jobset import api
+from fakecluster.api.objects import Obj
+from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.conditions import ConditionOpts, StatusUpdate, set_condition
 from jobset.controller.events import EVENT_TYPE_NORMAL
 from jobset.controller.spec import count

@@ -10,8 +10,8 @@ controller-runtime, becomes a reconcile error here too.
 
 from __future__ import annotations
 
-from fakecluster.objects import Obj
-from jobset import api
+from fakecluster.api.objects import Obj
+from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.conditions import StatusUpdate, set_jobset_completed_condition
 from jobset.controller.errors import NIL_POINTER_PANIC, ReconcileError
 from jobset.controller.spec import labels_of, replicas, replicated_jobs, spec_of

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakecluster.api.objects import Obj, clone
 from fakecluster.client import Client
-from fakecluster.objects import Obj, clone
-from jobset import api
+from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.conditions import (
     StatusUpdate,
     set_jobset_resumed_condition,

@@ -8,10 +8,10 @@ reconcile asks to be requeued for the remaining time.
 
 from __future__ import annotations
 
+from fakecluster.api.objects import Obj
 from fakecluster.client import Client
 from fakecluster.clock import Clock, parse_rfc3339
-from fakecluster.objects import Obj
-from jobset import api
+from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.errors import ReconcileError
 from jobset.controller.spec import jobset_marked_for_deletion, spec_of
 

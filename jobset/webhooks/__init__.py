@@ -1,20 +1,20 @@
 """JobSet admission webhooks: the Python twin of upstream ``pkg/webhooks/jobset_webhook.go``.
 
-Upstream's one Go file is split by verb to keep modules short: :mod:`.defaulting` (``Default``),
-:mod:`.create` (``ValidateCreate``), :mod:`.update` (``ValidateUpdate``), :mod:`.setup` (registration,
+Upstream's one Go file is split by verb to keep modules short: :mod:`.jobset_webhook` (``Default``,
+``ValidateCreate``, ``ValidateUpdate``), :mod:`.setup` (registration,
 ``setup.go``) and :mod:`.apimachinery` (the Kubernetes library helpers whose wording the messages
 reuse). The Pod webhooks (``pod_webhook.go``, exclusive placement) are not part of this package.
 """
 
-from jobset.webhooks.create import validate_create
-from jobset.webhooks.defaulting import default_jobset
+from jobset.webhooks.jobset_webhook.create import validate_create
+from jobset.webhooks.jobset_webhook.defaulting import default_jobset
+from jobset.webhooks.jobset_webhook.update import validate_update
 from jobset.webhooks.setup import (
     MUTATING_WEBHOOK_NAME,
     VALIDATING_WEBHOOK_NAME,
     jobset_resource_type,
     register,
 )
-from jobset.webhooks.update import validate_update
 
 __all__ = [
     "MUTATING_WEBHOOK_NAME",

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import random
 
+from fakecluster.api.objects import Obj
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.server import ApiServer
-from fakecluster.objects import Obj
-from jobset import api
-from jobset.crd import JobSetStrategy
+from jobset.api.v1alpha2 import jobset_types as api
+from jobset.api.v1alpha2.crd import JobSetStrategy
 from jobset.features import FeatureGates
-from jobset.webhooks.create import validate_create
-from jobset.webhooks.defaulting import default_jobset
-from jobset.webhooks.update import validate_update
+from jobset.webhooks.jobset_webhook.create import validate_create
+from jobset.webhooks.jobset_webhook.defaulting import default_jobset
+from jobset.webhooks.jobset_webhook.update import validate_update
 
 __all__ = ["MUTATING_WEBHOOK_NAME", "VALIDATING_WEBHOOK_NAME", "jobset_resource_type", "register"]
 

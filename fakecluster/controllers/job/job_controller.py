@@ -1,0 +1,296 @@
+"""The batch/v1 Job controller emulator (``pkg/controller/job/job_controller.go``, 1.31+ default gates).
+
+It has the shape of every controller here (watch → de-duplicating work queue → level-based reconcile)
+and reproduces the timing JobSet can observe:
+
+- Job add, delete and spec (generation) changes sync at once; Job status-only changes and every pod
+  event sync after the 1 s ``syncJobBatchPeriod``, so ``status.active/ready/succeeded/failed`` lag the
+  pods by about a second. A pod that gets a ``deletionTimestamp`` counts as a deletion at that moment
+  (a replacement is created on the next sync, not when the kubelet finally removes it).
+- Pod-failure back-off requeues after the remaining back-off; ``activeDeadlineSeconds`` requeues at
+  ``startTime + activeDeadlineSeconds``.
+
+The reconcile itself is :class:`fakecluster.controllers.job.sync.JobSync`. This module also runs the
+orphan-pod worker (``syncOrphanPod``): pods that still carry ``batch.kubernetes.io/job-tracking`` but
+whose Job is gone, finished or no longer their controller get the finalizer removed, which is what lets
+an orphaning or background deletion of a Job finish.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from fakecluster.api.objects import Obj, controller_of
+from fakecluster.apiserver.errors import ApiError
+from fakecluster.apiserver.server import WatchEvent
+from fakecluster.clock import EPOCH, parse_rfc3339
+from fakecluster.controllers.job.expectations import PodExpectations
+from fakecluster.controllers.job.pod_control import remove_tracking_finalizer
+from fakecluster.controllers.job.pod_view import JobPodViews
+from fakecluster.controllers.job.pods import TRACKING_FINALIZER, has_tracking_finalizer
+from fakecluster.controllers.job.status import BackoffRecord, is_finished
+from fakecluster.controllers.job.sync import SYNC_JOB_BATCH_PERIOD, JobSync
+from fakecluster.runtime import Controller
+
+if TYPE_CHECKING:
+    from fakecluster.cluster import Cluster
+
+JOB_CONTROLLER_NAME = "kubernetes.io/job-controller"
+"""The ``spec.managedBy`` value (or absence) that makes a Job this controller's."""
+COMPONENT = "job-controller"
+DEFAULT_JOB_API_BACKOFF = 1.0
+MAX_JOB_API_BACKOFF = 60.0
+"""``DefaultJobApiBackOff``/``MaxJobApiBackOff``: a sync that fails with an API error (a Conflict on the
+status write, say) is retried after 1 s, doubling up to 1 min, for both the Job and the orphan-pod
+queue, not after controller-runtime's 5 ms."""
+
+_UNIX_NANOS_AT_EPOCH = int((EPOCH - datetime(1970, 1, 1, tzinfo=UTC)).total_seconds()) * 10**9
+
+JobKey = tuple[str, str]
+"""``(namespace, name)`` of a Job."""
+
+
+class JobController:
+    """Watches Jobs and Pods and keeps each Job's pods and status converged.
+
+    Work-queue keys are ``("Job", namespace, name)`` for ``syncJob`` and ``("Pod", namespace, name)``
+    for the orphan-pod worker (upstream's second queue); both share one :class:`Controller` so a
+    scenario sees a single ``job-controller`` queue.
+    """
+
+    def __init__(self, cluster: Cluster) -> None:
+        self._cluster = cluster
+        self._clock = cluster.clock
+        self._client = cluster.client(COMPONENT)
+        self._backoff: dict[JobKey, BackoffRecord] = {}
+        self._expectations = PodExpectations(cluster.clock)
+        self._pod_views = JobPodViews()
+        """Per Job: its pods as its syncs count them, kept current from the pod watch (see job_pod_view)."""
+        self.controller = Controller(cluster.clock, COMPONENT, self._sync,
+                                     latency=cluster.config.job_controller_latency,
+                                     backoff_base=DEFAULT_JOB_API_BACKOFF, backoff_max=MAX_JOB_API_BACKOFF)
+        self._client.watch("Job", self._on_job_event)
+        self._client.watch("Pod", self._on_pod_event)
+
+    # ------------------------------------------------------------------ reconcile
+    def _sync(self, key: Hashable) -> float | None:
+        kind, namespace, name = key  # type: ignore[misc]
+        if kind == "Pod":
+            self._sync_orphan_pod(namespace, name)
+            return None
+        return self._sync_job(namespace, name)
+
+    def _sync_job(self, namespace: str, name: str) -> float | None:
+        """``syncJob``: skip Jobs that are gone, managed elsewhere, finished or of an unknown completion
+        mode (dropping their back-off record), else run one :class:`JobSync`."""
+        key = (namespace, name)
+        job = self._get_job(namespace, name)
+        if job is None:
+            self._backoff.pop(key, None)
+            self._expectations.forget(key)
+            return None
+        spec = job.get("spec") or {}
+        if _managed_elsewhere(job):
+            return None
+        if is_finished(job):
+            self._backoff.pop(key, None)
+            return None
+        if spec.get("completionMode", "NonIndexed") not in ("NonIndexed", "Indexed"):
+            self._record_event(job, "Warning", "UnknownCompletionMode",
+                               "Skipped Job sync because completion mode is unknown")
+            return None
+
+        def save_backoff(record: BackoffRecord) -> None:
+            self._backoff[key] = record
+
+        sync = JobSync(self._client, self._clock, job, self._backoff.get(key, BackoffRecord()),
+                       save_backoff=save_backoff, record_event=self._record_event,
+                       expectations=self._expectations, pod_views=self._pod_views)
+        return sync.run()
+
+    def _sync_orphan_pod(self, namespace: str, name: str) -> None:
+        """``syncOrphanPod``: remove the tracking finalizer unless a live, unfinished batch/v1 Job (or an
+        externally managed one) still controls the pod."""
+        try:
+            pod = self._client.get("Pod", namespace, name, readonly=True)
+        except ApiError as err:
+            if err.reason == "NotFound":
+                return
+            raise
+        if not has_tracking_finalizer(pod):
+            return
+        ref = controller_of(pod)
+        if ref is not None:
+            if ref.get("kind") != "Job" or ref.get("apiVersion") != "batch/v1":
+                return
+            job = self._resolve(namespace, ref)
+            if job is not None and (_managed_elsewhere(job) or not is_finished(job)):
+                return
+        remove_tracking_finalizer(self._client, namespace, pod)
+
+    # ------------------------------------------------------------------ watch handlers
+    def _on_job_event(self, event: WatchEvent) -> None:
+        """``addJob``/``updateJob``/``deleteJob``."""
+        job = event.object
+        meta = job["metadata"]
+        key = ("Job", meta.get("namespace", ""), meta["name"])
+        if event.type == "ADDED":
+            self.controller.enqueue(key)
+            return
+        if event.type == "DELETED":
+            self._pod_views.forget(meta["uid"])
+            self.controller.enqueue(key)
+            self._enqueue_tracked_pods(job)
+            return
+        old = event.old or {}
+        if meta.get("generation") == (old.get("metadata") or {}).get("generation"):
+            self.controller.enqueue(key, after=SYNC_JOB_BATCH_PERIOD)
+        else:
+            self.controller.enqueue(key)
+        if is_finished(job):
+            self._enqueue_tracked_pods(job)
+        self._requeue_for_new_deadline(key, job, old)
+
+    def _requeue_for_new_deadline(self, key: tuple[str, str, str], job: Obj, old: Obj) -> None:
+        """A changed ``activeDeadlineSeconds`` on a started Job needs a sync at the new deadline."""
+        start = (job.get("status") or {}).get("startTime")
+        deadline = (job.get("spec") or {}).get("activeDeadlineSeconds")
+        old_deadline = (old.get("spec") or {}).get("activeDeadlineSeconds")
+        if start is None or deadline is None or deadline == old_deadline:
+            return
+        self.controller.enqueue(key, after=max(deadline - (self._clock.now - parse_rfc3339(start)), 0.0))
+
+    def _on_pod_event(self, event: WatchEvent) -> None:
+        """``addPod``/``updatePod``/``deletePod``: wake the controlling Job after the batch period.
+
+        This runs for every pod write in the cluster, so it only looks at metadata and resolves the Job
+        only on the deletion path, where the Job's finished state decides between syncing the Job and
+        cleaning up an orphan. It also hands the pod to its Jobs' views (see job_pod_view), which is
+        what spares each sync a pass over all of a Job's pods.
+        """
+        self._pod_views.on_pod_event(event)
+        pod = event.object
+        meta = pod["metadata"]
+        ref = controller_of(pod)
+        deleting = event.type == "DELETED" or meta.get("deletionTimestamp") is not None
+        if deleting or event.type == "ADDED":
+            self._observe_expectations(event, ref)
+        if deleting:
+            if event.type == "MODIFIED" and event.old is not None \
+                    and event.old["metadata"].get("resourceVersion") == meta.get("resourceVersion"):
+                return
+            self._on_pod_deleted(pod)
+            return
+        old = event.old
+        if event.type == "MODIFIED" and old is not None \
+                and old["metadata"].get("ownerReferences") is not meta.get("ownerReferences"):
+            old_ref = controller_of(old)
+            if old_ref is not None and old_ref != ref and old_ref.get("kind") == "Job":
+                self._enqueue_batched(meta.get("namespace", ""), old_ref["name"])
+        if ref is not None:
+            if ref.get("kind") == "Job":
+                self._enqueue_batched(meta.get("namespace", ""), ref["name"])
+        elif TRACKING_FINALIZER in (meta.get("finalizers") or ()):
+            self.controller.enqueue(("Pod", meta.get("namespace", ""), meta["name"]))
+
+    def _observe_expectations(self, event: WatchEvent, ref: Obj | None) -> None:
+        """``CreationObserved`` on a pod's ADDED, ``DeletionObserved`` once it is terminating or gone,
+        for the Job named by ``ref``, the pod's controller reference."""
+        meta = event.object["metadata"]
+        if ref is None or ref.get("kind") != "Job":
+            return
+        job_key = (meta.get("namespace", ""), ref["name"])
+        if event.type == "DELETED" or meta.get("deletionTimestamp") is not None:
+            self._expectations.deletion_observed(job_key, meta["name"])
+        elif event.type == "ADDED":
+            self._expectations.creation_observed(job_key)
+
+    def _on_pod_deleted(self, pod: Obj) -> None:
+        meta = pod["metadata"]
+        namespace = meta.get("namespace", "")
+        ref = controller_of(pod)
+        tracked = TRACKING_FINALIZER in (meta.get("finalizers") or ())
+        job = self._resolve(namespace, ref) if ref is not None and ref.get("kind") == "Job" else None
+        if job is None or is_finished(job):
+            if tracked and (ref is None or ref.get("kind") == "Job"):
+                self.controller.enqueue(("Pod", namespace, meta["name"]))
+            return
+        self._enqueue_batched(namespace, job["metadata"]["name"])
+
+    def _enqueue_batched(self, namespace: str, name: str) -> None:
+        self.controller.enqueue(("Job", namespace, name), after=SYNC_JOB_BATCH_PERIOD)
+
+    def _enqueue_tracked_pods(self, job: Obj) -> None:
+        """``cleanupPodFinalizers``: hand pods of a deleted or finished Job that still carry the tracking
+        finalizer to the orphan worker."""
+        meta = job["metadata"]
+        namespace = meta.get("namespace", "")
+        for pod in self._client.list("Pod", namespace, owner_uid=meta["uid"], readonly=True):
+            if has_tracking_finalizer(pod):
+                ref = controller_of(pod)
+                if ref is not None and ref.get("uid") == meta["uid"]:
+                    self.controller.enqueue(("Pod", namespace, pod["metadata"]["name"]))
+
+    # ------------------------------------------------------------------ helpers
+    def _get_job(self, namespace: str, name: str) -> Obj | None:
+        try:
+            return self._client.get("Job", namespace, name, readonly=True)
+        except ApiError as err:
+            if err.reason == "NotFound":
+                return None
+            raise
+
+    def _resolve(self, namespace: str, ref: Obj) -> Obj | None:
+        """``resolveControllerRef``: the Job named by the reference, if its UID still matches."""
+        if ref.get("kind") != "Job":
+            return None
+        job = self._get_job(namespace, ref["name"])
+        if job is None or job["metadata"]["uid"] != ref.get("uid"):
+            return None
+        return job
+
+    def _record_event(self, job: Obj, event_type: str, reason: str, note: str) -> None:
+        """A Job-level event as an events.k8s.io/v1 ``Event`` (only if the kind is served).
+
+        Named ``<job>.<unix nanos in hex>`` like client-go's recorder. Per-pod ``SuccessfulCreate``
+        events are deliberately not recorded: at thousands of pods they would dominate the run time.
+        Event failures never fail a sync, as with upstream's asynchronous broadcaster.
+        """
+        if "Event" not in self._cluster.server.kinds():
+            return
+        meta = job["metadata"]
+        stamp = _UNIX_NANOS_AT_EPOCH + round(self._clock.now * 1e9)
+        event: Obj = {
+            "apiVersion": "events.k8s.io/v1",
+            "kind": "Event",
+            "metadata": {"namespace": meta.get("namespace", "")},
+            "eventTime": self._clock.micro_timestamp(),
+            "reportingController": COMPONENT,
+            "reportingInstance": COMPONENT,
+            "reason": reason,
+            "regarding": {"apiVersion": "batch/v1", "kind": "Job", "namespace": meta.get("namespace", ""),
+                          "name": meta["name"], "uid": meta["uid"],
+                          "resourceVersion": meta.get("resourceVersion", "")},
+            "note": note,
+            "type": event_type,
+            "deprecatedSource": {"component": COMPONENT},
+            "deprecatedFirstTimestamp": self._clock.timestamp(),
+            "deprecatedLastTimestamp": self._clock.timestamp(),
+            "deprecatedCount": 1,
+        }
+        for attempt in range(8):
+            event["metadata"]["name"] = f"{meta['name']}.{stamp + attempt:x}"
+            try:
+                self._client.create(event)
+                return
+            except ApiError as err:
+                if err.reason != "AlreadyExists":
+                    return
+
+
+def _managed_elsewhere(job: Obj) -> bool:
+    """``managedByExternalController``: ``spec.managedBy`` set to anything but the built-in name."""
+    managed_by = (job.get("spec") or {}).get("managedBy")
+    return managed_by is not None and managed_by != JOB_CONTROLLER_NAME

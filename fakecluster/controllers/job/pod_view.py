@@ -1,0 +1,325 @@
+"""What a Job sync reads from its pods, kept up to date from the pod watch instead of re-read per sync.
+
+Every sync of a Job needs what ``getPodsForJob`` and the counting at the top of ``syncJob`` derive from
+all of the Job's pods: how many are active, Ready, terminating, and which terminated ones still carry
+the tracking finalizer. A Job syncs about once per ``syncJobBatchPeriod`` while its pods move, so listing
+and classifying every pod on every sync made each sync O(pods): at thousands of pods the Job
+controller's main cost, most of it memory traffic (every pod object touched on every sync).
+
+Instead the controller keeps one :class:`JobPodView` per Job:
+
+- the Job's first sync lists its pods through the controller's client, exactly the list a sync used to
+  read (the pods of the Job's namespace with an ownerReference to the Job's uid), and classifies each;
+- from then on, the controller's pod watch (same client, so the same cache and the same order) hands
+  every written or removed pod to the view, which reclassifies that one pod while it is still in the CPU
+  caches and moves it between the counts and sets it belongs to.
+
+So at the start of a sync the view holds exactly what a fresh list and a full pass would: the same pod
+objects, counts and sets. During a sync (:meth:`JobPodView.hold` … :meth:`JobPodView.release`) the
+sync's own writes are queued and applied afterwards, so what the sync reads stays one consistent
+snapshot, as the list it used to take did. Lists that need key order (the active pods to delete, the
+terminated pods whose finalizers go) are sorted when a sync asks for them; those are small or rare.
+Stored objects never change in place (the API server is copy-on-write), so a pod object classified once
+needs no second look.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakecluster.api.objects import Obj
+from fakecluster.apiserver.server import WatchEvent
+from fakecluster.controllers.job.pods import (
+    TRACKING_FINALIZER,
+    UNKNOWN_INDEX,
+    completion_index,
+    is_controlled_by,
+    is_pod_ready,
+    restart_count,
+)
+
+Key = tuple[str, str]
+"""``(namespace, name)`` of a pod."""
+
+PodFacts = tuple[bool, str | None, bool, int, bool, int, bool, str]
+"""What a sync needs from a pod: controlled by the Job, phase, terminating, completion index, Ready,
+Σ restartCount, carries the tracking finalizer, uid."""
+
+PodClass = tuple[int, int, bool, int, bool, bool, bool]
+"""How a sync counts a pod: state (:data:`OTHER`, :data:`ACTIVE`, :data:`TERMINATING`,
+:data:`TERMINATED`), completion index, Ready and active, restarts counted (not terminated, phase
+Pending or Running), failed (``isPodFailed``), tracked (carries the tracking finalizer), and tracked and
+finished (Succeeded or failed: its finalizer goes next)."""
+
+OTHER, ACTIVE, TERMINATING, TERMINATED = 0, 1, 2, 3
+_UNCOUNTED: PodClass = (OTHER, UNKNOWN_INDEX, False, 0, False, False, False)
+"""A pod the Job does not control (the owner index also lists plain references), or no pod."""
+
+TrackedPod = tuple[int, Obj, str, str | None, bool]
+"""A pod that still carries the tracking finalizer: (completion index, pod, uid, phase, failed)."""
+
+ViewParams = tuple[bool, int, bool]
+"""The Job fields a classification depends on: Indexed, ``completions`` (0 if unset) and whether only
+failed pods are replaced. If one changes (an elastic Indexed Job scaled), the view is rebuilt."""
+
+_Record = tuple[Obj, PodFacts, PodClass, tuple[Any, ...], Obj | None]
+"""A pod, its facts and class, and the metadata (:func:`_metadata_inputs`) and status they were
+derived from."""
+
+
+def pod_facts(pod: Obj, job_uid: str, indexed: bool) -> PodFacts:
+    """Derive a pod version's :data:`PodFacts` for the Job ``job_uid``."""
+    meta = pod["metadata"]
+    refs = meta.get("ownerReferences")
+    usual = bool(refs) and refs[0].get("uid") == job_uid and refs[0].get("controller")
+    controlled = bool(usual) or is_controlled_by(pod, job_uid)
+    phase = (pod.get("status") or {}).get("phase")
+    return (
+        controlled,
+        phase,
+        meta.get("deletionTimestamp") is not None,
+        completion_index(pod) if indexed else UNKNOWN_INDEX,
+        is_pod_ready(pod),
+        restart_count(pod),
+        TRACKING_FINALIZER in (meta.get("finalizers") or ()),
+        meta["uid"],
+    )
+
+
+def _metadata_inputs(meta: Obj) -> tuple[Any, ...]:
+    """The metadata :func:`pod_facts` reads. Most pod writes (every kubelet status update) keep these
+    very objects, so comparing them by identity tells, without reading them, that only the status-
+    derived facts can have changed."""
+    return (meta.get("ownerReferences"), meta.get("annotations"), meta.get("finalizers"),
+            meta.get("deletionTimestamp"), meta["uid"])
+
+
+def pod_class(facts: PodFacts, only_replace_failed: bool) -> PodClass:
+    """Where ``syncJob``'s pass over the pods counts a pod with these facts."""
+    controlled, phase, deleting, ix, ready, restarts, has_finalizer, _ = facts
+    if not controlled:
+        return _UNCOUNTED
+    terminated = phase in ("Succeeded", "Failed")
+    state = TERMINATED if terminated else TERMINATING if deleting else ACTIVE
+    failed = phase == "Failed" or (deleting and not only_replace_failed and phase != "Succeeded")
+    return (
+        state,
+        ix,
+        ready and state == ACTIVE,
+        restarts if not terminated and phase in ("Pending", "Running") else 0,
+        failed,
+        has_finalizer,
+        has_finalizer and (failed or phase == "Succeeded"),
+    )
+
+
+class JobPodView:
+    """One Job's pods, classified as ``syncJob`` counts them.
+
+    Counts: ``active`` (not terminated, no ``deletionTimestamp``) and ``ready`` of those,
+    ``terminating``, ``restarts`` (Σ restartCount of the not terminated pods in phase Pending or
+    Running) and ``tracked``; completion indexes of the active and the terminating pods; keys of the
+    ``failed`` pods and of the ``finished_tracked`` ones; ``tracked_uids``.
+    """
+
+    def __init__(self, job_uid: str, namespace: str, params: ViewParams, pods: list[Obj]) -> None:
+        self.job_uid = job_uid
+        self.namespace = namespace
+        self.params = params
+        self.pods: dict[Key, _Record] = {}
+        self.active = self.terminating = self.tracked = self.ready = self.restarts = 0
+        self.active_indexes: dict[int, int] = {}
+        self.terminating_indexes: dict[int, int] = {}
+        """Completion index → how many pods have it."""
+        self.active_out_of_range = 0
+        """Active pods whose completion index is unknown or >= completions."""
+        self.failed: dict[Key, None] = {}
+        self.finished_tracked: dict[Key, None] = {}
+        self.tracked_uids: set[str] = set()
+        self._held = False
+        self._queued: dict[Key, _Record | None] = {}
+        """Pods written (their latest record) or gone (None) while a sync holds the view."""
+        for pod in pods:
+            meta = pod["metadata"]
+            key = (meta.get("namespace", ""), meta["name"])
+            seen = self.pods.get(key)
+            self._apply(key, self._record(pod, seen), seen)
+
+    # ------------------------------------------------------------------ feed
+    def pod_changed(self, key: Key, pod: Obj | None) -> None:
+        """The pod at ``key`` is now ``pod`` (None: it is gone or no longer references the Job)."""
+        if self._held:
+            previous = self._queued[key] if key in self._queued else self.pods.get(key)
+            self._queued[key] = None if pod is None else self._record(pod, previous)
+            return
+        seen = self.pods.get(key)
+        self._apply(key, None if pod is None else self._record(pod, seen), seen)
+
+    def hold(self) -> None:
+        """A sync reads the view from now on: queue changes until :meth:`release`."""
+        self._held = True
+
+    def release(self) -> None:
+        """The sync is over: apply what it queued (its own writes, and any other pod's)."""
+        self._held = False
+        for key, record in self._queued.items():
+            self._apply(key, record, self.pods.get(key))
+        self._queued.clear()
+
+    def _record(self, pod: Obj, previous: _Record | None) -> _Record:
+        """Classify ``pod``, reusing what ``previous`` (the pod's last version here) derived from the
+        metadata if the write kept those objects, and everything if it kept the status too."""
+        meta = pod["metadata"]
+        status = pod.get("status")
+        if previous is not None:
+            known = previous[3]
+            if (meta.get("ownerReferences") is known[0] and meta.get("annotations") is known[1]
+                    and meta.get("finalizers") is known[2] and meta.get("deletionTimestamp") == known[3]
+                    and meta["uid"] == known[4]):
+                facts = previous[1]
+                if status is not previous[4]:
+                    phase = (status or {}).get("phase")
+                    facts = (facts[0], phase, facts[2], facts[3], is_pod_ready(pod), restart_count(pod),
+                             facts[6], facts[7])
+                cls = previous[2] if facts == previous[1] else pod_class(facts, self.params[2])
+                return pod, facts, cls, known, status
+        facts = pod_facts(pod, self.job_uid, self.params[0])
+        return pod, facts, pod_class(facts, self.params[2]), _metadata_inputs(meta), status
+
+    def _apply(self, key: Key, record: _Record | None, seen: _Record | None) -> None:
+        if record is None:
+            if seen is not None:
+                del self.pods[key]
+                self._count(key, seen, _UNCOUNTED, None)
+            return
+        self.pods[key] = record
+        if seen is None:
+            self._count(key, None, record[2], record[1][7])
+        elif seen[1][7] != record[1][7]:  # another pod under the same name
+            self._count(key, seen, _UNCOUNTED, None)
+            self._count(key, None, record[2], record[1][7])
+        elif seen[2] != record[2]:
+            self._count(key, seen, record[2], record[1][7])
+
+    def _count(self, key: Key, seen: _Record | None, new: PodClass, uid: str | None) -> None:
+        """Move a pod from where ``seen`` counted it to where ``new`` does."""
+        old = _UNCOUNTED if seen is None else seen[2]
+        if old[0] != new[0] or old[1] != new[1]:
+            self._move(old[0], old[1], -1)
+            self._move(new[0], new[1], 1)
+        self.ready += new[2] - old[2]
+        self.restarts += new[3] - old[3]
+        if old[4] != new[4]:
+            if new[4]:
+                self.failed[key] = None
+            else:
+                del self.failed[key]
+        if old[5] != new[5]:
+            self.tracked += 1 if new[5] else -1
+            if new[5]:
+                self.tracked_uids.add(uid)  # type: ignore[arg-type]
+            else:
+                self.tracked_uids.discard(seen[1][7])  # type: ignore[index]
+        if old[6] != new[6]:
+            if new[6]:
+                self.finished_tracked[key] = None
+            else:
+                del self.finished_tracked[key]
+
+    def _move(self, state: int, ix: int, delta: int) -> None:
+        if state == ACTIVE:
+            self.active += delta
+            _tally(self.active_indexes, ix, delta)
+            if not 0 <= ix < self.params[1]:
+                self.active_out_of_range += delta
+        elif state == TERMINATING:
+            self.terminating += delta
+            _tally(self.terminating_indexes, ix, delta)
+
+    # ------------------------------------------------------------------ what a sync reads
+    def active_pods(self) -> tuple[list[Obj], list[int]]:
+        """Active pods in key order and their completion indexes."""
+        keys = sorted(k for k, record in self.pods.items() if record[2][0] == ACTIVE)
+        return [self.pods[k][0] for k in keys], [self.pods[k][2][1] for k in keys]
+
+    def active_indexes_distinct_in_range(self) -> bool:
+        """Every active pod has its own completion index, within ``[0, completions)``."""
+        return len(self.active_indexes) == self.active and self.active_out_of_range == 0
+
+    def failed_pods(self) -> list[Obj]:
+        """Failed pods (tracked or not) in key order."""
+        return [self.pods[k][0] for k in sorted(self.failed)]
+
+    def finished_tracked_pods(self) -> list[TrackedPod]:
+        """Succeeded or failed pods still carrying the tracking finalizer, in key order."""
+        return [self._tracked(k) for k in sorted(self.finished_tracked)]
+
+    def all_tracked_pods(self) -> list[TrackedPod]:
+        """Every pod carrying the tracking finalizer, in key order."""
+        return [self._tracked(k) for k in sorted(k for k, record in self.pods.items() if record[2][5])]
+
+    def _tracked(self, key: Key) -> TrackedPod:
+        pod, facts, cls, _, _ = self.pods[key]
+        return cls[1], pod, facts[7], facts[1], cls[4]
+
+
+def _tally(counts: dict[int, int], ix: int, delta: int) -> None:
+    left = counts.get(ix, 0) + delta
+    if left:
+        counts[ix] = left
+    else:
+        del counts[ix]
+
+
+def valid_indexes(counts: dict[int, int]) -> list[int]:
+    """``getIndexes``: the distinct known completion indexes, ascending."""
+    return sorted(ix for ix in counts if ix >= 0)
+
+
+class JobPodViews:
+    """The Job controller's views, by Job uid, fed from its pod watch."""
+
+    def __init__(self) -> None:
+        self._views: dict[str, JobPodView] = {}
+
+    def hold(self, job_uid: str, namespace: str, params: ViewParams) -> JobPodView | None:
+        """The Job's view, held for a sync; None if it has none yet (or its parameters changed): then
+        the caller lists the pods and :meth:`start` s one."""
+        view = self._views.get(job_uid)
+        if view is None or view.params != params or view.namespace != namespace:
+            return None
+        view.hold()
+        return view
+
+    def start(self, job_uid: str, namespace: str, params: ViewParams, pods: list[Obj]) -> JobPodView:
+        """A new view from ``pods`` (the list a sync just read), held for that sync."""
+        view = self._views[job_uid] = JobPodView(job_uid, namespace, params, pods)
+        view.hold()
+        return view
+
+    def forget(self, job_uid: str) -> None:
+        """The Job is gone."""
+        self._views.pop(job_uid, None)
+
+    def on_pod_event(self, event: WatchEvent) -> None:
+        """Hand the pod's new state to the view of every Job it references now or referenced before."""
+        if not self._views:
+            return
+        pod = event.object
+        meta = pod["metadata"]
+        key = (meta.get("namespace", ""), meta["name"])
+        now = None if event.type == "DELETED" else pod
+        refs = meta.get("ownerReferences") or ()
+        for ref in refs:
+            view = self._views.get(ref.get("uid", ""))
+            if view is not None and (not view.namespace or view.namespace == key[0]):
+                view.pod_changed(key, now)
+        old_refs = (event.old["metadata"].get("ownerReferences") or ()) if event.old is not None else ()
+        if old_refs is refs or not old_refs:
+            return
+        still = {ref.get("uid", "") for ref in refs}
+        for ref in old_refs:
+            uid = ref.get("uid", "")
+            view = self._views.get(uid)
+            if view is not None and uid not in still and (not view.namespace or view.namespace == key[0]):
+                view.pod_changed(key, None)

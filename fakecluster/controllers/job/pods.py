@@ -1,0 +1,335 @@
+"""What the Job controller reads from and writes into Pods.
+
+Predicates over wire-form pods (``controller.FilterActivePods``, ``podutil.IsPodReady``, ``isPodFailed``),
+the pods it creates from a Job's template (``GetPodFromTemplate`` plus the Indexed mutations of
+``pkg/controller/job/indexed_job_utils.go``), the order in which surplus pods are deleted
+(``controller.ActivePods``, ``activePodsForRemoval``), the finish time the pod-failure back-off is
+measured from (``getFinishedTime`` in ``backoff_utils.go``) and ``podFailurePolicy`` matching
+(``pod_failure_policy.go``).
+
+Every function here only reads the pods it is given: they are the API server's shared snapshots.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from fakecluster.api.objects import Obj, owner_reference
+from fakecluster.clock import parse_rfc3339
+
+TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
+COMPLETION_INDEX_KEY = "batch.kubernetes.io/job-completion-index"
+"""Annotation and (PodIndexLabel, GA 1.32) label carrying an Indexed pod's completion index."""
+COMPLETION_INDEX_ENV = "JOB_COMPLETION_INDEX"
+UNKNOWN_INDEX = -1
+MAX_GENERATED_NAME_LENGTH = 58
+"""``names.MaxGeneratedNameLength``: 63 minus the 5 random characters the API server appends."""
+
+_PHASE_ORDINAL = {"Pending": 0, "Unknown": 1, "Running": 2}
+
+
+def completion_index(pod: Obj) -> int:
+    """``getCompletionIndex``: the annotation as a non-negative int, else :data:`UNKNOWN_INDEX`."""
+    annotations = pod["metadata"].get("annotations")
+    if not annotations:
+        return UNKNOWN_INDEX
+    value = annotations.get(COMPLETION_INDEX_KEY)
+    return int(value) if isinstance(value, str) and value.isdigit() else UNKNOWN_INDEX
+
+
+def has_tracking_finalizer(pod: Obj) -> bool:
+    return TRACKING_FINALIZER in (pod["metadata"].get("finalizers") or ())
+
+
+def is_pod_ready(pod: Obj) -> bool:
+    """``podutil.IsPodReady``: the ``Ready`` condition is ``True``."""
+    for cond in (pod.get("status") or {}).get("conditions") or ():
+        if cond.get("type") == "Ready":
+            return cond.get("status") == "True"
+    return False
+
+
+def is_pod_failed(pod: Obj, only_replace_failed: bool) -> bool:
+    """``isPodFailed``: phase ``Failed``, or, unless the Job only replaces failed pods, any non-succeeded
+    pod with a ``deletionTimestamp`` ("to account for orphan Pods that never reach the Failed phase")."""
+    phase = (pod.get("status") or {}).get("phase")
+    if phase == "Failed":
+        return True
+    if only_replace_failed:
+        return False
+    return pod["metadata"].get("deletionTimestamp") is not None and phase != "Succeeded"
+
+
+def is_controlled_by(pod: Obj, uid: str) -> bool:
+    """The pod's controller ownerReference points at ``uid`` (the owner index also lists plain refs)."""
+    for ref in pod["metadata"].get("ownerReferences") or ():
+        if ref.get("controller"):
+            return ref.get("uid") == uid
+    return False
+
+
+def restart_count(pod: Obj) -> int:
+    """Σ restartCount over init and regular containers (``pastBackoffLimitOnFailure``)."""
+    status = pod.get("status") or {}
+    count = 0
+    for group in ("initContainerStatuses", "containerStatuses"):
+        for cs in status.get(group) or ():
+            count += cs.get("restartCount") or 0
+    return count
+
+
+def finished_time(pod: Obj) -> float:
+    """``getFinishedTime``: when a terminated pod finished, first match wins:
+
+    1. the latest ``state.terminated.finishedAt``, if every container (and restartable init container)
+       terminated;
+    2. the ``Ready=False`` condition's ``lastTransitionTime``;
+    3. ``deletionTimestamp - deletionGracePeriodSeconds``;
+    4. ``creationTimestamp``.
+    """
+    spec = pod.get("spec") or {}
+    status = pod.get("status") or {}
+    sidecars = {c.get("name") for c in spec.get("initContainers") or () if c.get("restartPolicy") == "Always"}
+    statuses = list(status.get("containerStatuses") or ())
+    statuses += [cs for cs in status.get("initContainerStatuses") or () if cs.get("name") in sidecars]
+    latest: float | None = None
+    for cs in statuses:
+        finished_at = ((cs.get("state") or {}).get("terminated") or {}).get("finishedAt")
+        if not finished_at:
+            latest = None
+            break
+        at = parse_rfc3339(finished_at)
+        latest = at if latest is None else max(latest, at)
+    if latest is not None:
+        return latest
+    for cond in status.get("conditions") or ():
+        if cond.get("type") == "Ready" and cond.get("status") == "False" and cond.get("lastTransitionTime"):
+            return parse_rfc3339(cond["lastTransitionTime"])
+    meta = pod["metadata"]
+    if meta.get("deletionTimestamp"):
+        return parse_rfc3339(meta["deletionTimestamp"]) - (meta.get("deletionGracePeriodSeconds") or 0)
+    return parse_rfc3339(meta["creationTimestamp"]) if meta.get("creationTimestamp") else 0.0
+
+
+def _removal_key(pod: Obj) -> tuple[int, int, int, float, int, float]:
+    """``controller.ActivePods.Less``: unassigned < assigned, Pending < Unknown < Running, not ready <
+    ready, ready for less time < more time, more restarts < fewer, newer < older."""
+    spec = pod.get("spec") or {}
+    status = pod.get("status") or {}
+    ready_since = -math.inf
+    ready = False
+    for cond in status.get("conditions") or ():
+        if cond.get("type") == "Ready" and cond.get("status") == "True":
+            ready = True
+            since = cond.get("lastTransitionTime")
+            ready_since = parse_rfc3339(since) if since else math.inf
+    restarts = max((cs.get("restartCount") or 0 for cs in status.get("containerStatuses") or ()), default=0)
+    created = pod["metadata"].get("creationTimestamp")
+    return (
+        1 if spec.get("nodeName") else 0,
+        _PHASE_ORDINAL.get(status.get("phase") or "", 0),
+        1 if ready else 0,
+        -ready_since if ready else 0.0,
+        -restarts,
+        -parse_rfc3339(created) if created else -math.inf,
+    )
+
+
+def pods_for_removal(
+    active: Sequence[Obj], active_indexes: Sequence[int] | None, completions: int, at_least: int
+) -> list[Obj]:
+    """``activePodsForRemoval``: for Indexed Jobs (``active_indexes`` given, parallel to ``active``)
+    first every pod without a valid index or with an index ``>= completions`` and all but the best pod
+    of each repeated index; then, if that is not enough, the pods earliest in :func:`_removal_key`
+    order. The common case, nothing to remove, costs one pass and no sorting."""
+    if at_least == 0 and (active_indexes is None or _distinct_in_range(active_indexes, completions)):
+        return []
+    remove: list[Obj] = []
+    keep: list[Obj] = list(active)
+    if active_indexes is not None:
+        keep = []
+        by_index: dict[int, list[Obj]] = {}
+        for pod, ix in zip(active, active_indexes, strict=True):
+            if ix == UNKNOWN_INDEX or ix >= completions:
+                remove.append(pod)
+            else:
+                by_index.setdefault(ix, []).append(pod)
+        for ix in sorted(by_index):
+            group = by_index[ix]
+            if len(group) > 1:
+                group = sorted(group, key=_removal_key)
+                remove.extend(group[:-1])
+            keep.append(group[-1])
+    if len(remove) < at_least:
+        keep.sort(key=_removal_key)
+        remove.extend(keep[: at_least - len(remove)])
+    return remove
+
+
+def _distinct_in_range(completion_indexes: Sequence[int], completions: int) -> bool:
+    if not completion_indexes:
+        return True
+    return (len(set(completion_indexes)) == len(completion_indexes)
+            and min(completion_indexes) >= 0 and max(completion_indexes) < completions)
+
+
+def match_pod_failure_policy(policy: Obj | None, pod: Obj) -> tuple[str | None, bool, str | None]:
+    """``matchPodFailurePolicy``: (FailJob message, whether the failure counts, matched action).
+
+    Rules are tried in order and the first match wins; ``onExitCodes`` looks at terminated containers
+    with a non-zero exit code (regular containers first, then init containers); ``onPodConditions`` at
+    pod conditions whose type and status equal a pattern. ``FailIndex`` counts the failure (its effect,
+    failing the index, is :func:`fakecluster.controllers.job.backoff_per_index.is_index_failed`'s); unknown
+    actions fall through to the next rule.
+    """
+    if not policy:
+        return None, True, None
+    status = pod.get("status") or {}
+    meta = pod["metadata"]
+    pod_ref = f"{meta.get('namespace')}/{meta['name']}"
+    for index, rule in enumerate(policy.get("rules") or ()):
+        action = rule.get("action")
+        on_exit = rule.get("onExitCodes")
+        if on_exit is not None:
+            matched = _match_exit_codes(status, on_exit)
+            if matched is None:
+                continue
+            if action == "FailJob":
+                name, code = matched
+                return (f"Container {name} for pod {pod_ref} failed with exit code {code} "
+                        f"matching FailJob rule at index {index}"), True, action
+        elif rule.get("onPodConditions") is not None:
+            cond_type = _match_pod_conditions(status, rule["onPodConditions"])
+            if cond_type is None:
+                continue
+            if action == "FailJob":
+                message = f"Pod {pod_ref} has condition {cond_type} matching FailJob rule at index {index}"
+                return message, True, action
+        else:
+            continue
+        if action == "Ignore":
+            return None, False, action
+        if action in ("Count", "FailIndex"):
+            return None, True, action
+    return None, True, None
+
+
+def _match_exit_codes(status: Obj, requirement: Obj) -> tuple[str, int] | None:
+    container = requirement.get("containerName")
+    operator = requirement.get("operator")
+    values = requirement.get("values") or ()
+    for group in ("containerStatuses", "initContainerStatuses"):
+        for cs in status.get(group) or ():
+            terminated = (cs.get("state") or {}).get("terminated")
+            if not terminated or (container is not None and container != cs.get("name")):
+                continue
+            code = terminated.get("exitCode") or 0
+            if code == 0:
+                continue
+            if (operator == "In" and code in values) or (operator == "NotIn" and code not in values):
+                return cs.get("name", ""), code
+    return None
+
+
+def _match_pod_conditions(status: Obj, patterns: Sequence[Obj]) -> str | None:
+    for cond in status.get("conditions") or ():
+        for pattern in patterns:
+            wanted = pattern.get("status") or "True"
+            if cond.get("type") == pattern.get("type") and cond.get("status") == wanted:
+                return cond["type"]
+    return None
+
+
+def _with_completion_index_env(container: Obj) -> Obj:
+    """``addCompletionIndexEnvVariable``: appends ``JOB_COMPLETION_INDEX`` unless already declared."""
+    env = container.get("env") or []
+    if any(var.get("name") == COMPLETION_INDEX_ENV for var in env):
+        return container
+    index_var = {"name": COMPLETION_INDEX_ENV,
+                 "valueFrom": {"fieldRef": {"fieldPath": f"metadata.labels['{COMPLETION_INDEX_KEY}']"}}}
+    return {**container, "env": [*env, index_var]}
+
+
+def generate_name_with_index(job_name: str, index: int) -> str:
+    """``podGenerateNameWithIndex``: ``<job>-<index>-``, truncated to 58 characters keeping ``-<index>-``."""
+    suffix = f"-{index}-"
+    prefix = job_name + suffix
+    if len(prefix) > MAX_GENERATED_NAME_LENGTH:
+        prefix = prefix[: MAX_GENERATED_NAME_LENGTH - len(suffix)] + suffix
+    return prefix
+
+
+class PodFactory:
+    """Builds the pods of one Job; the template-derived parts are computed once per sync.
+
+    The API server deep-copies what it is given on create, so the pods built here share sub-trees with
+    the Job's template instead of copying them per pod.
+
+    A pod built here passes the Pod schema, so :class:`~fakecluster.controllers.job.pod_control.PodControl`
+    creates it with ``schema_valid=True`` and the API server skips validating it again:
+
+    - its spec is the template spec of a *stored* Job: validated with the Job (a Job's template is a
+      ``PodTemplateSpec``, whose spec is the same ``PodSpec`` model) and then defaulted by
+      ``default_pod_spec`` with values that model accepts (the premise of the Pod kind's
+      ``stored_valid``, held by a test); updates of a Job's template are validated too. To it come
+      ``hostname`` (a string) and, Indexed, a ``JOB_COMPLETION_INDEX`` ``EnvVar`` (a name and an opaque
+      ``valueFrom``);
+    - its metadata is the template's (the same ``ObjectMeta`` model) with ``generateName`` and
+      ``namespace`` strings, string labels and annotations added, the tracking finalizer and a complete
+      ``OwnerReference`` (the Job's apiVersion, kind, name and uid, two booleans).
+
+    ``tests/test_job_controller.py`` validates pods built from Jobs of every shape against the schema.
+
+    Each pod's top level, metadata, labels and annotations (Indexed) and spec (Indexed) are its own;
+    the rest is shared with the stored Job or with this factory, which never changes them after
+    ``__init__``. Nothing changes a stored object either, so the pods are created with ``donate=True``.
+    """
+
+    def __init__(self, job: Obj, indexed: bool,
+                 index_annotations: Callable[[int], dict[str, str]] | None = None) -> None:
+        meta = job["metadata"]
+        template = job["spec"].get("template") or {}
+        template_meta = template.get("metadata") or {}
+        self._job_name: str = meta["name"]
+        self._namespace: str = meta.get("namespace", "")
+        self._labels: dict[str, str] = template_meta.get("labels") or {}
+        self._annotations: dict[str, str] = template_meta.get("annotations") or {}
+        finalizers = list(template_meta.get("finalizers") or ())
+        if TRACKING_FINALIZER not in finalizers:
+            finalizers.append(TRACKING_FINALIZER)
+        self._finalizers = finalizers
+        self._owner = owner_reference(job)
+        spec: Obj = template.get("spec") or {}
+        if indexed:
+            spec = dict(spec)
+            for group in ("initContainers", "containers"):
+                if spec.get(group):
+                    spec[group] = [_with_completion_index_env(c) for c in spec[group]]
+        self._spec = spec
+        self._index_annotations = index_annotations
+        """Extra annotations per completion index (``backoffLimitPerIndex``'s failure counts)."""
+
+    def pod(self, index: int = UNKNOWN_INDEX) -> Obj:
+        """The pod for completion ``index`` (:data:`UNKNOWN_INDEX` for NonIndexed Jobs)."""
+        labels, annotations, spec = self._labels, self._annotations, self._spec
+        if index == UNKNOWN_INDEX:
+            generate_name = f"{self._job_name}-"
+        else:
+            value = str(index)
+            labels = {**labels, COMPLETION_INDEX_KEY: value}
+            annotations = {**annotations, COMPLETION_INDEX_KEY: value}
+            if self._index_annotations is not None:
+                annotations.update(self._index_annotations(index))
+            spec = {**spec, "hostname": f"{self._job_name}-{index}"}
+            generate_name = generate_name_with_index(self._job_name, index)
+        metadata: Obj = {
+            "generateName": generate_name,
+            "namespace": self._namespace,
+            "labels": labels,
+            "finalizers": self._finalizers,
+            "ownerReferences": [self._owner],
+        }
+        if annotations:
+            metadata["annotations"] = annotations
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}

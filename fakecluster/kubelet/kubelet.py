@@ -1,0 +1,506 @@
+"""Every node's kubelet: runs bound pods through real phases and status on the virtual clock.
+
+Reference: shared/reference/kubernetes.md §2. For each pod bound to a node (``spec.nodeName`` set) the
+kubelet, with the pod's :class:`~fakecluster.kubelet.pod_timings.PodTimings` (each delay plus a seeded
+jitter in
+``[0, jitter]``, drawn once per pod when it is admitted, in watch-event order):
+
+1. admits it: ``startTime``, ``hostIP``, ``podIP``, sandbox ready, containers waiting in
+   ``ContainerCreating`` (``PodInitializing`` when there are init containers);
+2. after ``pull + start`` runs the init containers one by one (native sidecars stay running), then the
+   regular containers: ``running``, ``started``, phase ``Running``;
+3. marks containers ready after the rule's ``ready`` delay, or from ``startupProbe``/``readinessProbe``
+   (first success at ``initialDelaySeconds``, then on ``periodSeconds`` ticks), or at once;
+4. ends containers after the rule's ``exit`` delay, or what their command line says
+   (:mod:`fakecluster.kubelet.commands`), and applies the restart policy with the kubelet's crash-loop
+   back-off (``pkg/kubelet/kuberuntime/kuberuntime_manager.go doBackOff``: the first restart is
+   immediate, then 10 s doubling to 300 s, reset after 10 min without a crash);
+5. on ``deletionTimestamp`` stops the containers after ``terminate`` (143, SIGTERM honoured) or at the
+   grace deadline (137, SIGKILL), writes the terminal phase (``Failed`` unless every container had
+   exited 0, as since kubernetes#115331), then deletes the pod with grace 0. The object stays until its
+   finalizers (the Job controller's ``batch.kubernetes.io/job-tracking``) are removed.
+
+Zero delays chain within one clock event and the status is written once per instant, only when it
+changed: a pod with all-zero timings goes from bound to Running+Ready in a single write. Work per event
+is O(containers of that pod); nothing scans all pods and nothing deep-copies a pod.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from fakecluster.api.objects import Obj
+from fakecluster.apiserver.errors import ApiError
+from fakecluster.apiserver.server import WatchEvent
+from fakecluster.clock import Timer, rfc3339
+from fakecluster.kubelet.commands import command_outcome
+from fakecluster.kubelet.pod_worker import (
+    INIT,
+    REGULAR,
+    RUNNING,
+    SIDECAR,
+    TERMINAL_PHASES,
+    TERMINATED,
+    UNKNOWN_MESSAGE,
+    WAITING,
+    ContainerRun,
+    PodWorker,
+    build_status,
+    container_id,
+    go_duration,
+)
+
+if TYPE_CHECKING:
+    from fakecluster.cluster import Cluster
+
+BACKOFF_BASE = 10.0
+"""``backOffPeriod`` (pkg/kubelet/kubelet.go)."""
+MAX_CONTAINER_BACKOFF = 300.0
+"""``MaxContainerBackOff``; an entry older than twice this is forgotten (``flowcontrol.Backoff``)."""
+DEFAULT_GRACE = 30
+SIGTERM_EXIT, SIGKILL_EXIT = 143, 137
+DEFAULT_PROBE_PERIOD = 10.0
+Step = Callable[..., None]
+
+
+def _noop(_worker: PodWorker) -> None:
+    """A step that changes nothing: used to run queued steps and re-sync status."""
+
+
+def probe_delays(spec: Obj) -> tuple[float, float]:
+    """(started, ready) delays after a container starts, from its startup and readiness probes.
+
+    Probes always succeed in this emulation. The startup probe succeeds at its ``initialDelaySeconds``;
+    the readiness worker (``pkg/kubelet/prober/worker.go``) reports its first success at the readiness
+    ``initialDelaySeconds``, or, if the startup probe is still pending then, the moment it succeeds:
+    ``prober_manager.go UpdatePodStatus`` triggers the readiness worker at once (``manualTriggerCh``)
+    when a container has started but is not yet ready, instead of waiting for its next period.
+    """
+    startup = spec.get("startupProbe")
+    started = float(startup.get("initialDelaySeconds") or 0) if startup is not None else 0.0
+    readiness = spec.get("readinessProbe")
+    if readiness is None:
+        return started, started
+    ready = float(readiness.get("initialDelaySeconds") or 0)
+    return started, max(started, ready)
+
+
+class Kubelet:
+    """The kubelets of all nodes, as one watcher. Constructed by :class:`~fakecluster.cluster.Cluster`."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        self.clock = cluster.clock
+        self.client = cluster.client("system:node")
+        self._rng = cluster.rng("kubelet")
+        self._pods: dict[str, PodWorker] = {}
+        self._uids: dict[tuple[str, str], str] = {}
+        self._by_node: dict[str, dict[str, None]] = {}
+        """Worker uids per node, so a node event costs O(pods on that node)."""
+        self._stopped_nodes: dict[str, list[tuple[list[Timer], Timer]]] = {}
+        """Nodes whose kubelet is down, with the timers it had pending (and the lists they belong to)."""
+        self._host_ips: dict[str, str] = {}
+        self._pod_ips = 0
+        self._stamp_second = -1
+        self._stamp = ""
+        self.status_writes = 0
+        self.errors: list[str] = []
+        self.client.watch("Pod", self._on_pod)
+
+    # ------------------------------------------------------------------ public
+    def fail_container(self, namespace: str, name: str, exit_code: int, container: str | None = None) -> None:
+        """The scenario ``failPod`` action: the pod's running containers (or only ``container``) exit now
+        with ``exit_code``; the restart policy then applies as for any other exit."""
+        worker = self._pods.get(self._uids.get((namespace, name), ""))
+        if worker is None:
+            raise ValueError(f"pod {namespace}/{name} is not running on any node")
+        if worker.done or worker.terminating or worker.node in self._stopped_nodes:
+            return
+        targets = (worker.containers if container is None
+                   else [c for c in worker.all_containers() if c.name == container])
+        for c in targets:
+            if c.state == RUNNING:
+                worker.immediate.append((self._container_exited, (c, c.run_id, exit_code)))
+        self._fire(worker, _noop)
+
+    def stop_node(self, node_name: str) -> None:
+        """The node's kubelet dies: every pod on it freezes where it is. Pending timers are cancelled (and
+        kept for :meth:`start_node`), nothing on the node writes pod status or deletes a pod any more, so
+        a graceful deletion is never completed here: the pod stays ``Terminating`` until something else
+        (PodGC, a force delete) removes it. Pods bound to the node later are never admitted."""
+        if node_name in self._stopped_nodes:
+            return
+        saved: list[tuple[list[Timer], Timer]] = []
+        for uid in self._by_node.get(node_name, {}):
+            worker = self._pods[uid]
+            for owner in (worker.timers, *(c.timers for c in worker.all_containers())):
+                for timer in owner:
+                    if not timer.cancelled:
+                        timer.cancel()
+                        saved.append((owner, timer))
+        self._stopped_nodes[node_name] = saved
+
+    def start_node(self, node_name: str) -> None:
+        """The kubelet comes back (its containers kept running): frozen timers resume, those already due
+        at once, and every pod on the node is re-synced (admitted if it never was, killed if it was
+        deleted meanwhile, its status rewritten, e.g. ``Ready`` again after the node controller's
+        ``MarkPodsNotReady``)."""
+        saved = self._stopped_nodes.pop(node_name, None)
+        if saved is None:
+            return
+        for uid in list(self._by_node.get(node_name, {})):  # first: a missed deletion beats a due exit
+            self.clock.call_soon(self._fire, self._pods[uid], self._resync)
+        now = self.clock.now
+        for owner, timer in saved:
+            if timer in owner:  # else the worker dropped its timers meanwhile (made terminal, deleted)
+                owner.remove(timer)
+                owner.append(self.clock.call_at(max(timer.when, now), timer.callback, *timer.args))
+
+    def _resync(self, worker: PodWorker) -> None:
+        """First sync after a kubelet restart: what the dead kubelet missed."""
+        if worker.start_time is None:
+            self._admit(worker)
+            return
+        try:
+            pod = self.client.get("Pod", worker.namespace, worker.name, readonly=True)
+        except ApiError:
+            return
+        if pod["metadata"].get("deletionTimestamp") is not None:
+            self._on_deletion(worker)
+
+    # ------------------------------------------------------------------ watch
+    def _on_pod(self, event: WatchEvent) -> None:
+        pod = event.object
+        meta = pod["metadata"]
+        uid = meta["uid"]
+        worker = self._pods.get(uid)
+        if event.type == "DELETED":
+            if worker is not None:
+                worker.cancel_timers()
+                worker.done = True
+                del self._pods[uid]
+                self._by_node.get(worker.node, {}).pop(uid, None)
+                key = (worker.namespace, worker.name)
+                if self._uids.get(key) == uid:
+                    del self._uids[key]
+            return
+        if worker is None:
+            if pod["spec"].get("nodeName") and (pod.get("status") or {}).get("phase") not in TERMINAL_PHASES:
+                self._add(pod)
+            return
+        if worker.done:
+            return
+        if (pod.get("status") or {}).get("phase") in TERMINAL_PHASES:
+            worker.cancel_timers()  # someone else (PodGC, an evictor) made it terminal: it stays so
+            worker.done = True
+        elif meta.get("deletionTimestamp") is not None:
+            self.clock.call_soon(self._fire, worker, self._on_deletion)
+        elif worker.readiness_gates and event.old is not None:
+            old_conditions = (event.old.get("status") or {}).get("conditions")
+            if old_conditions != (pod.get("status") or {}).get("conditions"):
+                self.clock.call_soon(self._fire, worker, _noop)
+
+    def _add(self, pod: Obj) -> None:
+        timings = self.cluster.config.behaviour(pod)
+        if timings.jitter > 0:
+            jitters = tuple(self._rng.uniform(0.0, timings.jitter) for _ in range(5))
+        else:
+            jitters = (0.0,) * 5
+        worker = PodWorker(pod, timings, jitters)
+        self._pods[worker.uid] = worker
+        self._uids[(worker.namespace, worker.name)] = worker.uid
+        self._by_node.setdefault(worker.node, {})[worker.uid] = None
+        self.clock.call_soon(self._fire, worker, self._admit)
+
+    # ------------------------------------------------------------------ step machinery
+    def _fire(self, worker: PodWorker, step: Step, *args: Any) -> None:
+        """Run one step, every zero-delay step it queued, then write the status once if it changed.
+        Nothing runs for a pod whose node's kubelet is down (:meth:`stop_node`)."""
+        if worker.done or worker.node in self._stopped_nodes:
+            return
+        step(worker, *args)
+        immediate = worker.immediate
+        while immediate:
+            queued, queued_args = immediate.popleft()
+            queued(worker, *queued_args)
+        self._sync(worker)
+        if worker.delete_after_sync:
+            worker.delete_after_sync = False
+            try:
+                self.client.delete("Pod", worker.namespace, worker.name, grace_period_seconds=0,
+                                   preconditions={"uid": worker.uid})
+            except ApiError as err:
+                self._record(err)
+
+    def _after(self, worker: PodWorker, timers: list[Timer], delay: float, step: Step, *args: Any) -> None:
+        """Run ``step`` after ``delay`` (never for ``inf``; in this same instant for 0)."""
+        if delay == math.inf:
+            return
+        if delay <= 0:
+            worker.immediate.append((step, args))
+        else:
+            timers.append(self.clock.call_later(delay, self._fire, worker, step, *args))
+
+    def _sync(self, worker: PodWorker) -> None:
+        """The status manager: write ``build_status`` if it differs from the stored status."""
+        try:
+            pod = self.client.get("Pod", worker.namespace, worker.name, readonly=True)
+        except ApiError:
+            return
+        if pod["metadata"]["uid"] != worker.uid:
+            return
+        status = build_status(worker, pod, self._timestamp())
+        if status == pod.get("status"):
+            return
+        update = dict(pod)
+        update["status"] = status
+        try:
+            # The hottest write path of the cluster: the status is built fresh for this write and never
+            # touched again (donated, not copied), and the stored result is not read back (readonly).
+            self.client.update_status(update, readonly=True, donate=True)
+        except ApiError as err:
+            self._record(err)
+            return
+        self.status_writes += 1
+
+    def _timestamp(self) -> str:
+        """``clock.timestamp()``, formatted once per virtual second (metav1.Time has second precision)."""
+        second = int(self.clock.now)
+        if second != self._stamp_second:
+            self._stamp_second = second
+            self._stamp = rfc3339(second)
+        return self._stamp
+
+    def _record(self, err: ApiError) -> None:
+        if len(self.errors) < 20:
+            self.errors.append(f"{self.clock.now:.3f}s {err.message}")
+
+    # ------------------------------------------------------------------ lifecycle steps
+    def _admit(self, worker: PodWorker) -> None:
+        """``HandlePodAdditions`` + sandbox creation: IPs, start time, containers waiting to be created."""
+        try:
+            pod = self.client.get("Pod", worker.namespace, worker.name, readonly=True)
+            self.client.get("Node", "", worker.node, readonly=True)
+        except ApiError:
+            worker.done = True  # gone already, or bound to a node that has no kubelet
+            return
+        if pod["metadata"]["uid"] != worker.uid:
+            worker.done = True
+            return
+        if pod["metadata"].get("deletionTimestamp") is not None:
+            self._on_deletion(worker)
+            return
+        worker.start_time = self._timestamp()
+        worker.host_ip = self._host_ip(worker.node)
+        worker.pod_ip = self._next_pod_ip()
+        worker.sandbox_ready = True
+        timings = worker.timings
+        delay = timings.pull + worker.jitters[0] + timings.start + worker.jitters[1]
+        self._after(worker, worker.timers, delay, self._advance_init)
+
+    def _advance_init(self, worker: PodWorker) -> None:
+        """Start init containers in order (a sidecar only has to be started, a regular one to have exited
+        0), then every regular container (``computeInitContainerActions``)."""
+        if worker.terminating or worker.terminal:
+            return
+        while worker.init_index < len(worker.init_containers):
+            c = worker.init_containers[worker.init_index]
+            if c.role == SIDECAR:
+                if not c.ever_ran:
+                    self._start(worker, c)
+                if not c.started:
+                    return
+            elif not (c.state == TERMINATED and c.exit_code == 0):
+                if not c.ever_ran:
+                    self._start(worker, c)
+                return
+            worker.init_index += 1
+        if not worker.regular_started:
+            worker.regular_started = True
+            for c in worker.containers:
+                self._start(worker, c)
+
+    def _start(self, worker: PodWorker, c: ContainerRun) -> None:
+        """The runtime starts (or restarts) ``c``; schedule its startup, readiness and exit."""
+        c.cancel_timers()
+        if c.ever_ran:
+            c.restart_count += 1
+        c.ever_ran = True
+        c.run_id += 1
+        run = c.run_id
+        c.state = RUNNING
+        c.started_at = self._timestamp()
+        c.terminated = None
+        c.waiting_message = None
+        c.ready = False
+        c.container_id = container_id(worker.uid, c.name, c.restart_count)
+        timings, jitters = worker.timings, worker.jitters
+        if c.role == INIT:
+            c.started = True
+        else:
+            if timings.ready is not None:
+                started_delay, ready_delay = 0.0, timings.ready + jitters[2]
+            else:
+                started_delay, ready_delay = probe_delays(c.spec)
+            c.started = started_delay <= 0
+            if not c.started:
+                self._after(worker, c.timers, started_delay, self._container_started, c, run)
+            self._after(worker, c.timers, ready_delay, self._container_ready, c, run)
+        if c.role == REGULAR and timings.exit_after is not None:
+            self._after(worker, c.timers, timings.exit_after + jitters[3], self._container_exited,
+                        c, run, timings.exit_code)
+            return
+        outcome = command_outcome(c.spec)
+        if outcome is None and c.role == INIT:
+            self._after(worker, c.timers, 0.0, self._container_exited, c, run, 0)  # assume it succeeds
+        elif outcome is not None:
+            self._after(worker, c.timers, outcome.seconds, self._container_exited, c, run, outcome.exit_code)
+
+    def _container_started(self, worker: PodWorker, c: ContainerRun, run: int) -> None:
+        if c.run_id != run:
+            return
+        c.started = True
+        if c.role == SIDECAR and not worker.regular_started:
+            self._advance_init(worker)
+
+    def _container_ready(self, worker: PodWorker, c: ContainerRun, run: int) -> None:
+        if c.run_id == run:  # probe_delays never puts readiness before startup
+            c.ready = True
+
+    def _container_exited(self, worker: PodWorker, c: ContainerRun, run: int, exit_code: int) -> None:
+        if c.run_id != run or c.state != RUNNING or worker.terminating:
+            return
+        self._stop(c, exit_code, "Completed" if exit_code == 0 else "Error")
+        if c.role == SIDECAR:
+            restart = True
+        elif c.role == INIT:
+            restart = exit_code != 0 and worker.restart_policy != "Never"
+        else:
+            policy = worker.restart_policy
+            restart = policy == "Always" or (policy == "OnFailure" and exit_code != 0)
+        if restart:
+            self._schedule_restart(worker, c)
+        elif c.role == INIT:
+            if exit_code == 0:
+                self._advance_init(worker)
+            else:
+                self._finish(worker)  # failedInitialization with restartPolicy Never
+        elif c.role == REGULAR and all(x.state == TERMINATED for x in worker.containers):
+            self._finish(worker)
+
+    def _stop(self, c: ContainerRun, exit_code: int, reason: str) -> None:
+        c.cancel_timers()
+        c.run_id += 1
+        c.state = TERMINATED
+        c.terminated = {"exitCode": exit_code, "reason": reason, "startedAt": c.started_at,
+                        "finishedAt": self._timestamp(), "containerID": c.container_id}
+        c.ready = c.role == INIT and exit_code == 0
+        c.started = False
+
+    def _schedule_restart(self, worker: PodWorker, c: ContainerRun) -> None:
+        """``doBackOff``: restart at once unless a back-off entry from the previous restart is live."""
+        now = self.clock.now
+        expired = c.backoff == 0 or now - c.backoff_updated > 2 * MAX_CONTAINER_BACKOFF
+        delay = 0.0 if expired else c.backoff
+        next_backoff = BACKOFF_BASE if expired else min(c.backoff * 2, MAX_CONTAINER_BACKOFF)
+        c.last_terminated = c.terminated
+        c.terminated = None
+        c.state = WAITING
+        c.waiting_reason = "CrashLoopBackOff"
+        c.waiting_message = (f"back-off {go_duration(delay)} restarting failed container={c.name} "
+                             f"pod={worker.name}_{worker.namespace}({worker.uid})")
+        self._after(worker, c.timers, delay, self._restart, c, c.run_id, next_backoff)
+
+    def _restart(self, worker: PodWorker, c: ContainerRun, run: int, next_backoff: float) -> None:
+        if c.run_id != run or worker.terminating or worker.terminal:
+            return
+        c.backoff = next_backoff
+        c.backoff_updated = self.clock.now
+        self._start(worker, c)
+
+    def _finish(self, worker: PodWorker) -> None:
+        """Every regular container is done for good (or init failed under ``Never``): stop the sidecars
+        (in reverse order, SIGTERM) and leave the pod in its terminal phase."""
+        for c in reversed(worker.init_containers):
+            if c.role == SIDECAR:
+                self._settle(c, SIGTERM_EXIT, unknown_if_never_ran=False)
+        worker.cancel_timers()
+        worker.terminal = True
+        worker.sandbox_ready = False
+        worker.done = True
+
+    def _settle(self, c: ContainerRun, exit_code: int, *, unknown_if_never_ran: bool) -> None:
+        """Bring ``c`` to a terminated state as the pod stops."""
+        if c.state == RUNNING:
+            self._stop(c, exit_code, "Error")
+        elif c.state == WAITING and c.last_terminated is not None:
+            c.cancel_timers()
+            c.state = TERMINATED
+            c.terminated = c.last_terminated
+            c.waiting_message = None
+        elif c.state == WAITING and unknown_if_never_ran:
+            c.cancel_timers()
+            c.state = TERMINATED
+            c.terminated = {"exitCode": SIGKILL_EXIT, "reason": "ContainerStatusUnknown",
+                            "message": UNKNOWN_MESSAGE, "startedAt": None, "finishedAt": None}
+
+    # ------------------------------------------------------------------ deletion
+    def _on_deletion(self, worker: PodWorker) -> None:
+        """``deletionTimestamp`` seen (again): SIGTERM now, SIGKILL at the grace deadline. A later delete
+        with a shorter grace period moves the deadline earlier (``killPodWithSyncResult`` is re-run)."""
+        if worker.terminal:
+            return
+        try:
+            pod = self.client.get("Pod", worker.namespace, worker.name, readonly=True)
+        except ApiError:
+            return
+        grace = pod["metadata"].get("deletionGracePeriodSeconds")
+        grace = DEFAULT_GRACE if grace is None else max(int(grace), 0)
+        now = self.clock.now
+        if worker.stop_requested_at is None:
+            worker.terminating = True
+            worker.cancel_timers()
+            worker.stop_requested_at = now
+            if any(c.state == RUNNING for c in worker.all_containers()):
+                natural = now + worker.timings.terminate + worker.jitters[4]
+            else:
+                natural = now  # nothing is running: the sandbox goes at once
+            worker.kill_at, worker.kill_code = natural, SIGTERM_EXIT
+        deadline = now + grace
+        if deadline < worker.kill_at or (deadline == worker.kill_at and worker.kill_at == now):
+            worker.kill_at, worker.kill_code = deadline, SIGKILL_EXIT
+        elif worker.timers:
+            return  # the scheduled stop still stands
+        for timer in worker.timers:
+            timer.cancel()
+        worker.timers.clear()
+        self._after(worker, worker.timers, worker.kill_at - now, self._killed)
+
+    def _killed(self, worker: PodWorker) -> None:
+        """The containers have stopped: terminal status (``podIsTerminal``), then delete with grace 0."""
+        if worker.done:
+            return
+        code = worker.kill_code
+        for c in worker.all_containers():
+            self._settle(c, code, unknown_if_never_ran=True)
+        worker.cancel_timers()
+        worker.terminal = True
+        worker.sandbox_ready = False
+        worker.done = True
+        worker.delete_after_sync = True
+
+    # ------------------------------------------------------------------ addresses
+    def _host_ip(self, node: str) -> str:
+        ip = self._host_ips.get(node)
+        if ip is None:
+            n = len(self._host_ips)
+            ip = self._host_ips[node] = f"172.18.{n // 250}.{n % 250 + 2}"
+        return ip
+
+    def _next_pod_ip(self) -> str:
+        """Pod IPs from 10.244.0.2 upwards, in admission order (deterministic, never reused)."""
+        value = (10 << 24) + (244 << 16) + 2 + self._pod_ips
+        self._pod_ips += 1
+        return f"{value >> 24 & 255}.{value >> 16 & 255}.{value >> 8 & 255}.{value & 255}"

@@ -1,0 +1,74 @@
+"""The seam between the workload-agnostic cluster/scenario layers and a workload such as JobSet.
+
+A workload plugin is found through the ``fakecluster.workloads`` entry point (JobSet registers
+``jobset.workload:plugin``). It supplies its API kind, admission and controller, and tells the scenario
+layer how its pods and Jobs group into replicated jobs and slots — the only workload knowledge the
+runner, milestones and timeline need.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any, Protocol
+
+from fakecluster.api.objects import Obj
+
+if TYPE_CHECKING:
+    from fakecluster.cluster import Cluster
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """Where a pod or Job sits in its workload: the coordinates milestones and pod references use."""
+
+    owner: str  # workload object name (the JobSet)
+    group: str  # replicated job
+    job_index: int | None
+    pod_index: int | None
+    attempt: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class GroupShape:
+    """Size of one replicated job: how many Jobs and how many pod slots per Job."""
+
+    replicas: int
+    pods_per_job: int
+
+
+class WorkloadPlugin(Protocol):
+    kind: str
+    """The workload's top-level kind (``JobSet``)."""
+
+    def install(self, cluster: Cluster, feature_gates: dict[str, bool], *, latency: float = 0.0) -> Any:
+        """Register the kind, its admission chain and start its controller (reconciling ``latency``
+        seconds after a watch event); returns the controller."""
+        ...
+
+    def restart_controller(self, cluster: Cluster, controller: Any) -> Any:
+        """Crash the controller (drop all in-memory state) and start a fresh one."""
+        ...
+
+    def shapes(self, manifest: Obj) -> tuple[str, dict[str, GroupShape]]:
+        """Object name and the shape of every group, read from a (not yet defaulted) manifest."""
+        ...
+
+    def slot_of(self, obj: Obj) -> Slot | None:
+        """Slot of a Pod or Job created for the workload, from its labels; None if not the workload's."""
+        ...
+
+    def current_attempt(self, workload_obj: Obj) -> int:
+        """Restart attempt whose pods a pod reference addresses (JobSet: ``status.restarts``)."""
+        ...
+
+
+def load_plugin(name: str = "jobset") -> WorkloadPlugin:
+    """The installed plugin called ``name`` (entry points only: the cluster never imports a workload)."""
+    for ep in entry_points(group="fakecluster.workloads"):
+        if ep.name == name:
+            return ep.load()  # type: ignore[no-any-return]
+    raise LookupError(
+        f"no fakecluster workload plugin named {name!r} is installed "
+        "(run `pip install -e .` in the project root)"
+    )

@@ -1,0 +1,1 @@
+"""JobSet API types, one package per version as upstream ``api/jobset/<version>``."""
