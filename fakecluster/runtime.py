@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
-from fakecluster.apiserver.errors import ApiError
+from fakecluster.api.errors import ApiError
 from fakecluster.clock import Clock, Timer
 
 Reconcile = Callable[[Hashable], float | None]

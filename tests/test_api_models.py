@@ -27,7 +27,7 @@ from fakecluster.api import (
     parse_quantity,
     validate_model,
 )
-from fakecluster.apiserver.errors import FieldError
+from fakecluster.api.errors import FieldError
 from jobset.api.v1alpha2 import jobset_types as jobset_api
 from jobset.api.v1alpha2.jobset_types import JobSet
 

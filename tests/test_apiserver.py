@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
+from fakecluster.api import errors
 from fakecluster.api.core import Pod, PodSpec
+from fakecluster.api.errors import ApiError, FieldError
 from fakecluster.api.meta import ObjectMeta
 from fakecluster.api.objects import Obj, clone, merge_patch
 from fakecluster.api.validation import validate_model
-from fakecluster.apiserver import errors
 from fakecluster.apiserver.builtin import MAX_INT32, register_builtin
-from fakecluster.apiserver.errors import ApiError, FieldError
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.server import ApiServer, WatchEvent, _uuid4
 from fakecluster.clock import Clock, rfc3339

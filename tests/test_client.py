@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj, clone, owner_reference
 from fakecluster.apiserver.builtin import register_builtin
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.server import ApiServer, WatchEvent
 from fakecluster.client import Client, LocalClient

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fault_scenarios import final_jobset_status, play, write
 
-from fakecluster.apiserver.errors import ApiError
+from fakecluster.api.errors import ApiError
 from fakecluster.client import LocalClient
 from fakecluster.client.conflicts import CONTROLLER_USERS, ConflictInjectingClient, FaultStats
 from fakecluster.client.informer import InformerClient

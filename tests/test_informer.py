@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from fault_scenarios import final_jobset_status, play, write
 
+from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
 from fakecluster.apiserver.builtin import register_builtin
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import ApiServer, WatchEvent
 from fakecluster.client import LocalClient
 from fakecluster.client.informer import Informer, InformerClient

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from fakecluster.api.core import Pod
+from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj, clone, owner_reference
 from fakecluster.api.validation import validate_model
 from fakecluster.apiserver.builtin import register_builtin
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import ApiServer, WatchEvent
 from fakecluster.client import LocalClient
 from fakecluster.clock import Clock, rfc3339

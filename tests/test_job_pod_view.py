@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
 from fakecluster.apiserver.builtin import register_builtin
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import ApiServer
 from fakecluster.clock import Clock
 from fakecluster.controllers.job.pod_view import JobPodView, JobPodViews

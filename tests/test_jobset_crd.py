@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj, clone
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import ApiServer
 from fakecluster.client import LocalClient
 from fakecluster.clock import Clock

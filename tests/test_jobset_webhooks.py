@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 import yaml
 
+from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj, clone
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.server import ApiServer
 from fakecluster.client import LocalClient

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj, clone, get_condition
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
 from fakecluster.kubelet.commands import CommandOutcome, command_outcome, script_outcome, sleep_seconds

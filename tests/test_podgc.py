@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj, get_condition
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.clock import rfc3339
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool

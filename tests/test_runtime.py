@@ -7,7 +7,7 @@ from itertools import pairwise
 
 import pytest
 
-from fakecluster.apiserver import errors
+from fakecluster.api import errors
 from fakecluster.clock import Clock
 from fakecluster.runtime import BACKOFF_BASE, BACKOFF_MAX, Controller
 

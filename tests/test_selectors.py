@@ -10,10 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
+from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.errors import ApiError
-from fakecluster.apiserver.resources import ResourceType
-from fakecluster.apiserver.selectors import (
+from fakecluster.api.selectors import (
     EVERYTHING,
     NOTHING,
     Requirement,
@@ -23,6 +22,7 @@ from fakecluster.apiserver.selectors import (
     from_match_labels,
     parse,
 )
+from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.server import ApiServer
 from fakecluster.clock import Clock
 

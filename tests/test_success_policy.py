@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.errors import ApiError
 from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.conditions import StatusUpdate
 from jobset.controller.success_policy import (

@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from fakecluster.api.base import QUANTITY_PATTERN
-from fakecluster.apiserver.errors import FieldError
+from fakecluster.api.errors import FieldError
 
 __all__ = ["dump", "validate_model"]
 

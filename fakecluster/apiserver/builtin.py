@@ -11,8 +11,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from fakecluster.api.errors import FieldError
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.errors import FieldError
 from fakecluster.apiserver.resources import ResourceType, Strategy
 from fakecluster.apiserver.server import ApiServer
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from fakecluster.api.errors import FieldError
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.errors import FieldError
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

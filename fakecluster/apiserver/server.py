@@ -22,12 +22,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from fakecluster.api import errors
+from fakecluster.api.errors import ApiError, FieldError
 from fakecluster.api.objects import Obj, clone, merge_patch
-from fakecluster.apiserver import errors
-from fakecluster.apiserver.errors import ApiError, FieldError
+from fakecluster.api.selectors import Selector, as_selector
 from fakecluster.apiserver.eviction import evict_pod
 from fakecluster.apiserver.resources import ResourceType
-from fakecluster.apiserver.selectors import Selector, as_selector
 from fakecluster.clock import Clock, parse_rfc3339, rfc3339
 
 Key = tuple[str, str]  # (namespace, name)
@@ -164,8 +164,8 @@ class ApiServer:
         try:
             return self._types[kind]
         except KeyError:
-            raise errors.ApiError(
-                404, "NotFound", f'the server could not find the requested resource (kind "{kind}")'
+            raise errors.NotFound.with_message(
+                f'the server could not find the requested resource (kind "{kind}")'
             ) from None
 
     def kinds(self) -> list[str]:
@@ -297,12 +297,7 @@ class ApiServer:
             try:
                 result = fn(op, obj, old)
             except ApiError as err:
-                raise ApiError(
-                    err.code,
-                    err.reason,
-                    f'admission webhook "{hook.name}" denied the request: {err.message}',
-                    err.causes,
-                ) from None
+                raise err.with_prefix(f'admission webhook "{hook.name}" denied the request: ') from None
             if mutate and result is not None:
                 obj = result
         return obj
@@ -336,7 +331,7 @@ class ApiServer:
             obj = clone(obj)
         version = obj.setdefault("apiVersion", rtype.api_version)
         if version != rtype.api_version:
-            raise errors.ApiError(404, "NotFound", f'no matches for kind "{kind}" in version "{version}"')
+            raise errors.NotFound.with_message(f'no matches for kind "{kind}" in version "{version}"')
         meta = obj.setdefault("metadata", {})
         if not isinstance(meta, dict):
             raise self._invalid(rtype, obj, [FieldError.invalid("metadata", meta, "must be an object")])

@@ -30,9 +30,9 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from fakecluster.api import errors
+from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver import errors
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import ApiServer
 from fakecluster.client import ForwardingClient
 

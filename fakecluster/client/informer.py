@@ -28,9 +28,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from fakecluster.api import errors
 from fakecluster.api.objects import Obj, clone
-from fakecluster.apiserver import errors
-from fakecluster.apiserver.selectors import as_selector
+from fakecluster.api.selectors import as_selector
 from fakecluster.apiserver.server import ApiServer, WatchEvent
 from fakecluster.client import ForwardingClient
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.selectors import Selector
+from fakecluster.api.selectors import Selector
 from fakecluster.apiserver.server import WatchEvent
 
 SelectorLike = Selector | dict[str, Any] | str | None

@@ -12,10 +12,11 @@ finalizers (kube-controller-manager's garbagecollector, reduced to its observabl
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Hashable
 
+from fakecluster.api.errors import NotFound
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import FOREGROUND, ORPHAN, ApiServer, WatchEvent
 from fakecluster.clock import Clock
 from fakecluster.runtime import Controller
@@ -84,9 +85,8 @@ class GarbageCollector:
                     self.server.delete(
                         kind, meta.get("namespace", ""), meta["name"], propagation_policy="Background"
                     )
-            except ApiError as err:
-                if err.reason != "NotFound":
-                    raise
+            except NotFound:
+                pass
 
     def _orphan_dependents(self, owner: Obj) -> None:
         uid = owner["metadata"]["uid"]
@@ -108,13 +108,10 @@ class GarbageCollector:
                 blocking += 1
             if meta.get("deletionTimestamp") is None:
                 policy = "Foreground" if self.server.dependents(meta["uid"]) else "Background"
-                try:
+                with contextlib.suppress(NotFound):
                     self.server.delete(
                         kind, meta.get("namespace", ""), meta["name"], propagation_policy=policy
                     )
-                except ApiError as err:
-                    if err.reason != "NotFound":
-                        raise
         if blocking == 0:
             self._drop_finalizer(owner, FOREGROUND)
 

@@ -35,12 +35,13 @@ kubelet is taken to post it). Node and pod events (``NodeNotReady``...) are not 
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from fakecluster.api.errors import ApiError, NotFound
 from fakecluster.api.objects import Obj, get_condition, update_pod_condition
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.clock import Timer
 from fakecluster.controllers.taint_eviction import PodNodeIndex, TaintEvictionController
@@ -258,11 +259,8 @@ class NodeLifecycleController:
                 continue
             status = dict(pod.get("status") or {})
             if update_pod_condition(status, {**ready, "status": "False"}, now):
-                try:
+                with contextlib.suppress(NotFound):
                     self._client.update_status({**pod, "status": status}, readonly=True)
-                except ApiError as err:
-                    if err.reason != "NotFound":
-                        raise
 
     def _process_taint_based_eviction(self, node: Obj, observed: str) -> None:
         """``processTaintBaseEviction``: queue an unhealthy node for its NoExecute taint (or swap the

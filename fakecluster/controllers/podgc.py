@@ -29,8 +29,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from fakecluster.api.errors import ApiError, NotFound
 from fakecluster.api.objects import Obj, disruption_target, update_pod_condition
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.clock import Timer
 
@@ -188,8 +188,10 @@ class PodGC:
                 self._client.update_status({**pod, "status": status}, readonly=True)
             self._handled[uid] = None  # before the delete: its DELETED event forgets the uid
             self._client.delete("Pod", namespace, name, grace_period_seconds=0, preconditions={"uid": uid})
+        except NotFound:
+            pass
         except ApiError as err:
-            if err.reason != "NotFound" and len(self.errors) < 20:
+            if len(self.errors) < 20:
                 self.errors.append(f"{self._clock.now:.3f}s {namespace}/{name}: {err.message}")
 
 

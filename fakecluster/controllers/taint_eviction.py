@@ -26,8 +26,8 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from fakecluster.api.errors import ApiError, NotFound
 from fakecluster.api.objects import Obj, disruption_target, update_pod_condition
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.clock import Timer
 from fakecluster.runtime import Controller
@@ -184,9 +184,7 @@ class TaintEvictionController:
         """``handleNodeUpdate``."""
         try:
             node = self._client.get("Node", "", name, readonly=True)
-        except ApiError as err:
-            if err.reason != "NotFound":
-                raise
+        except NotFound:
             self._tainted.pop(name, None)  # scheduled evictions of its pods stay, as upstream
             return
         taints = no_execute_taints(node)
@@ -212,9 +210,7 @@ class TaintEvictionController:
         key = (namespace, name)
         try:
             pod = self._client.get("Pod", namespace, name, readonly=True)
-        except ApiError as err:
-            if err.reason != "NotFound":
-                raise
+        except NotFound:
             self._cancel(key)
             return
         if not node or pod["spec"].get("nodeName") != node:
@@ -272,6 +268,8 @@ class TaintEvictionController:
                 update["status"] = status
                 self._client.update_status(update, readonly=True)
             self._client.delete("Pod", namespace, name)
+        except NotFound:
+            pass
         except ApiError as err:
-            if err.reason != "NotFound" and len(self.errors) < 20:
+            if len(self.errors) < 20:
                 self.errors.append(f"{self._clock.now:.3f}s {namespace}/{name}: {err.message}")

@@ -15,11 +15,12 @@ Upstream records no event on deletion, and neither does this emulation.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
+from fakecluster.api.errors import NotFound
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.clock import parse_rfc3339
 from fakecluster.controllers.job.status import COMPLETE, FAILED, is_finished
@@ -82,12 +83,9 @@ class TTLAfterFinishedController:
         left = self._time_left(fresh)
         if left is None or left > 0:
             return left
-        try:
+        with contextlib.suppress(NotFound):
             self._client.delete("Job", namespace, name, propagation_policy="Foreground",
                                 preconditions={"uid": fresh["metadata"]["uid"]})
-        except ApiError as err:
-            if err.reason != "NotFound":
-                raise
         return None
 
     def _time_left(self, job: Obj) -> float | None:
@@ -103,7 +101,5 @@ class TTLAfterFinishedController:
     def _get(self, namespace: str, name: str) -> Obj | None:
         try:
             return self._client.get("Job", namespace, name, readonly=True)
-        except ApiError as err:
-            if err.reason == "NotFound":
-                return None
-            raise
+        except NotFound:
+            return None

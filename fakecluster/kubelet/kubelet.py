@@ -31,8 +31,8 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.clock import Timer, rfc3339
 from fakecluster.kubelet.commands import command_outcome

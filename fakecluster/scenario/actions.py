@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.cluster import Cluster
 from fakecluster.scenario.format import Action
 from fakecluster.scenario.milestones import PodRef, RJobShape

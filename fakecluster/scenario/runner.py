@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from fakecluster import wallclock_freeze as wallclock
+from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
 from fakecluster.kubelet.pod_timings import PodTimings
 from fakecluster.scenario.actions import ActionPlayer

@@ -32,8 +32,8 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.runtime import Controller
 from fakecluster.scheduler.filters import (

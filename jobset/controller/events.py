@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fakecluster.api.errors import AlreadyExists, ApiError
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.client import Client
 from fakecluster.clock import EPOCH, Clock
 
@@ -106,9 +106,10 @@ class EventRecorder:
         for _ in range(_MAX_NAME_ATTEMPTS):
             try:
                 return self.client.create(self._make_event(ref, rel, body))
-            except ApiError as err:
-                if err.reason != "AlreadyExists":
-                    return None
+            except AlreadyExists:
+                continue
+            except ApiError:
+                return None
         return None
 
     def _patch_series(self, cached: _Cached) -> None:

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
+from fakecluster.api.errors import ApiError, NotFound
 from fakecluster.api.objects import Obj, controller_of, owner_reference
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.client import Client
 from fakecluster.clock import Clock
@@ -128,10 +128,8 @@ class JobSetController:
         namespace, name = key  # type: ignore[misc]
         try:
             js = self.client.get(api.KIND, namespace, name)
-        except ApiError as err:
-            if err.reason == "NotFound":
-                return None
-            raise
+        except NotFound:
+            return None
         if jobset_marked_for_deletion(js):
             return None
         opts = StatusUpdate(now=self.clock.timestamp())
@@ -261,9 +259,10 @@ class JobSetController:
                 self.client.delete(
                     "Job", meta.get("namespace", ""), meta["name"], propagation_policy="Foreground"
                 )
+            except NotFound:
+                pass
             except ApiError as err:
-                if err.reason != "NotFound":
-                    errors.append(err.message)
+                errors.append(err.message)
         if errors:
             raise ReconcileError(join_errors(errors))
 

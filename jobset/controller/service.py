@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fakecluster.api.errors import ApiError, NotFound
 from fakecluster.api.objects import Obj, owner_reference
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.client import Client
 from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.events import EVENT_TYPE_WARNING
@@ -50,9 +50,8 @@ def create_headless_svc_if_necessary(client: Client, recorder: EventRecorder, js
     try:
         client.get("Service", js["metadata"].get("namespace", ""), get_subdomain(js), readonly=True)
         return
-    except ApiError as err:
-        if err.reason != "NotFound":
-            raise
+    except NotFound:
+        pass
     try:
         client.create(headless_service(js))
     except ApiError as err:

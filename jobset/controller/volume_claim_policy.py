@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fakecluster.api.errors import AlreadyExists, ApiError
 from fakecluster.api.objects import Obj, clone, owner_reference
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.client import Client
 from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.errors import ReconcileError, join_errors
@@ -64,12 +64,13 @@ def _create_pvcs_if_necessary(client: Client, recorder: EventRecorder, js: Obj, 
         }
         try:
             client.create(pvc)
+        except AlreadyExists:
+            pass
         except ApiError as err:
-            if err.reason != "AlreadyExists":
-                recorder.eventf(
-                    js, None, EVENT_TYPE_WARNING, api.PVC_CREATION_FAILED_REASON, "Reconciling", err.message
-                )
-                raise
+            recorder.eventf(
+                js, None, EVENT_TYPE_WARNING, api.PVC_CREATION_FAILED_REASON, "Reconciling", err.message
+            )
+            raise
 
 
 def add_volumes(job: Obj, js: Obj) -> None:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import random
 import re
 
-from fakecluster.apiserver import errors
-from fakecluster.apiserver.errors import ApiError, FieldError
+from fakecluster.api import errors
+from fakecluster.api.errors import ApiError, FieldError
 
 __all__ = [
     "MAX_INT32",

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import random
 
+from fakecluster.api.errors import NotFound
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.server import ApiServer
 from jobset.api.v1alpha2 import jobset_types as api
@@ -58,10 +58,8 @@ def register(server: ApiServer, gates: FeatureGates, rng: random.Random) -> None
     def lookup_pvc(namespace: str, name: str) -> Obj | None:
         try:
             return server.get("PersistentVolumeClaim", namespace, name)
-        except ApiError as err:
-            if err.reason == "NotFound":  # also a cluster that serves no PVCs at all
-                return None
-            raise
+        except NotFound:  # also a cluster that serves no PVCs at all
+            return None
 
     def mutate(operation: str, obj: Obj, old: Obj | None) -> Obj:
         return default_jobset(obj)

@@ -22,8 +22,8 @@ from collections.abc import Hashable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from fakecluster.api.errors import AlreadyExists, ApiError, NotFound
 from fakecluster.api.objects import Obj, controller_of
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.clock import EPOCH, parse_rfc3339
 from fakecluster.controllers.job.expectations import PodExpectations
@@ -115,10 +115,8 @@ class JobController:
         externally managed one) still controls the pod."""
         try:
             pod = self._client.get("Pod", namespace, name, readonly=True)
-        except ApiError as err:
-            if err.reason == "NotFound":
-                return
-            raise
+        except NotFound:
+            return
         if not has_tracking_finalizer(pod):
             return
         ref = controller_of(pod)
@@ -237,10 +235,8 @@ class JobController:
     def _get_job(self, namespace: str, name: str) -> Obj | None:
         try:
             return self._client.get("Job", namespace, name, readonly=True)
-        except ApiError as err:
-            if err.reason == "NotFound":
-                return None
-            raise
+        except NotFound:
+            return None
 
     def _resolve(self, namespace: str, ref: Obj) -> Obj | None:
         """``resolveControllerRef``: the Job named by the reference, if its UID still matches."""
@@ -285,9 +281,10 @@ class JobController:
             try:
                 self._client.create(event)
                 return
-            except ApiError as err:
-                if err.reason != "AlreadyExists":
-                    return
+            except AlreadyExists:
+                continue
+            except ApiError:
+                return
 
 
 def _managed_elsewhere(job: Obj) -> bool:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fakecluster.api.errors import ApiError, NotFound
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.controllers.job.pods import (
     TRACKING_FINALIZER,
     UNKNOWN_INDEX,
@@ -37,19 +37,16 @@ def remove_tracking_finalizer(client: LocalClient, namespace: str, pod: Obj) -> 
     meta = pod["metadata"]
     try:
         live = client.get("Pod", namespace, meta["name"], readonly=True)
-    except ApiError as err:
-        if err.reason == "NotFound":
-            return
-        raise
+    except NotFound:
+        return
     if live["metadata"]["uid"] != meta["uid"] or not has_tracking_finalizer(live):
         return
     remaining = [f for f in live["metadata"].get("finalizers") or () if f != TRACKING_FINALIZER]
     try:
         patch = {"metadata": {"finalizers": remaining or None}}
         client.patch("Pod", namespace, meta["name"], patch, readonly=True)
-    except ApiError as err:
-        if err.reason != "NotFound":
-            raise
+    except NotFound:
+        pass
 
 
 class PodControl:
@@ -112,7 +109,7 @@ class PodControl:
             except ApiError as err:
                 if expectations is not None:
                     expectations.deletion_observed(self._job_key, pod["metadata"]["name"])
-                if err.reason != "NotFound":
+                if not isinstance(err, NotFound):
                     self._fail(err)
                     continue
             deleted += 1

@@ -28,8 +28,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from fakecluster.api.errors import FieldError
 from fakecluster.api.objects import Obj, clone
-from fakecluster.apiserver.errors import FieldError
 from fakecluster.apiserver.resources import Strategy
 
 __all__ = ["CRD_DEFAULTS", "LIST_TYPES", "CelRuleError", "JobSetStrategy", "apply_crd_defaults", "find"]

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from fakecluster.api.errors import ApiError, FieldError, NotFound
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.errors import ApiError, FieldError
 from jobset.features import FeatureGates
 from jobset.webhooks.apimachinery import (
     MAX_INT32,
@@ -383,9 +383,9 @@ def _validate_existing_pvc(
     """A PVC that already exists is adopted only if it matches the template and will be retained."""
     try:
         existing = pvc_lookup(namespace, pvc_name) if pvc_lookup is not None else None
+    except NotFound:
+        return []
     except ApiError as err:
-        if err.reason == "NotFound":
-            return []
         return [FieldError.internal(claim.path, PVC_LOOKUP_FAILED_MSG.format(pvc=pvc_name, error=err))]
     if existing is None:
         return []

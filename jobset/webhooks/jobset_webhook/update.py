@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakecluster.api.errors import FieldError
 from fakecluster.api.objects import Obj, clone
-from fakecluster.apiserver.errors import FieldError
 from jobset.features import FeatureGates
 from jobset.webhooks.apimachinery import invalid
 
