@@ -14,9 +14,10 @@ from typing import Any
 
 from fakecluster.apiserver.builtin import register_builtin
 from fakecluster.apiserver.server import ApiServer
-from fakecluster.client import Client, LocalClient
 from fakecluster.client.conflicts import CONTROLLER_USERS, ConflictInjectingClient, FaultStats
 from fakecluster.client.informer import Informer, InformerClient
+from fakecluster.client.local import LocalClient
+from fakecluster.client.protocol import Client
 from fakecluster.clock import Clock
 from fakecluster.controllers.garbage_collector import GarbageCollector
 from fakecluster.kubelet.pod_timings import BehaviourResolver, default_behaviour

@@ -624,20 +624,37 @@ def test_a_pod_patch_that_keeps_the_spec_reports_schema_errors_as_a_full_validat
     assert "spec.activeDeadlineSeconds" in err.message
 
 
-def test_schema_valid_creates_skip_the_schema_unless_a_hook_may_have_broken_it() -> None:
-    """``create(schema_valid=True)`` is the cluster's own controllers vouching for an object (the Job
-    controller's pods): the schema is not checked again, unless a mutating hook not known to keep
-    objects schema-valid ran (DefaultTolerationSeconds is known to)."""
-    bad = pod("p")
-    bad["spec"]["containers"][0]["imagePullPolicy"] = "Sometimes"
+def test_a_pod_built_from_a_validated_spec_is_still_validated_where_it_differs() -> None:
+    """``create(template=...)``: the template spec is validated once (``validated_spec``); each pod is
+    checked in full except for spec fields that are the template's very values, so a bad value the pod
+    adds itself, or one a mutating hook puts in, is still rejected with the error a full check gives."""
     _, server = make_server()
-    assert server.create(clone(bad), schema_valid=True)["metadata"]["name"] == "p"
-    err = raises(lambda: server.create(pod("q") | {"spec": bad["spec"]}))
-    assert "spec.containers[0].imagePullPolicy" in err.message
+    template = server.validated_spec("Pod", pod("t")["spec"])
+    assert template.spec == pod("t")["spec"] and template.spec is not pod("t")["spec"]
+
+    def from_template(name: str, **spec: Any) -> Obj:
+        return {**pod(name), "spec": {**template.spec, **spec}}
+
+    assert server.create(from_template("ok", hostname="ok"), template=template)["spec"]["hostname"] == "ok"
+    full = raises(lambda: server.create(from_template("p", hostname=7)))
+    partial = raises(lambda: server.create(from_template("p", hostname=7), template=template))
+    assert partial.message == full.message and "spec.hostname" in partial.message
+    bad_meta = from_template("meta")
+    bad_meta["metadata"] = {**bad_meta["metadata"], "labels": {"a": 1}}
+    assert "metadata.labels" in raises(lambda: server.create(bad_meta, template=template)).message
+    server.register_admission("Pod", "BreaksIt", mutating=lambda op, obj, old: {
+        **obj, "spec": {**obj["spec"], "restartPolicy": "Sometimes"}})
+    err = raises(lambda: server.create(from_template("hooked"), template=template))
+    assert "spec.restartPolicy" in err.message
+
+
+def test_a_spec_template_must_be_valid_and_come_from_this_server() -> None:
     _, server = make_server()
-    server.register_admission("Pod", "AnyMutation", mutating=lambda op, obj, old: None)
-    err = raises(lambda: server.create(bad, schema_valid=True))
-    assert "spec.containers[0].imagePullPolicy" in err.message
+    bad = pod("p")["spec"] | {"restartPolicy": "Sometimes"}
+    assert "spec.restartPolicy" in raises(lambda: server.validated_spec("Pod", bad)).message
+    _, other = make_server()
+    foreign = other.validated_spec("Pod", pod("p")["spec"])
+    assert isinstance(raises(lambda: server.create(pod("p"), template=foreign)), errors.BadRequest)
 
 
 def test_uids_are_formatted_exactly_as_uuid_does() -> None:

@@ -1,5 +1,6 @@
-"""The client protocol's in-process implementation (fakecluster/client.py): copies isolate callers,
-``readonly`` hands out the shared snapshot."""
+"""The client protocol's in-process implementation (fakecluster/client/local.py): every call returns the
+store's shared read-only snapshot, the server never keeps a caller's object, and the snapshot guard
+(fakecluster/apiserver/snapshots.py, on in this suite) catches a caller that changes a snapshot."""
 
 from __future__ import annotations
 
@@ -13,14 +14,16 @@ from fakecluster.api.objects import Obj, clone, owner_reference
 from fakecluster.apiserver.builtin import register_builtin
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.server import ApiServer, WatchEvent
-from fakecluster.client import Client, LocalClient
+from fakecluster.apiserver.snapshots import SnapshotMutated
+from fakecluster.client.local import LocalClient
+from fakecluster.client.protocol import Client
 from fakecluster.clock import Clock
 from fakecluster.controllers.garbage_collector import GarbageCollector
 
 
 def make_client() -> tuple[Clock, ApiServer, LocalClient]:
     clock = Clock()
-    server = ApiServer(clock, random.Random("0"))
+    server = ApiServer(clock, random.Random("0"), check_snapshots=True)
     register_builtin(server)
     GarbageCollector(clock, server)
     server.register(ResourceType("Widget", "example.com/v1", "widgets", generation="custom",
@@ -47,37 +50,43 @@ def test_local_client_satisfies_the_protocol() -> None:
     assert as_protocol.list("Widget") == []
 
 
-def test_get_returns_a_private_copy() -> None:
+def test_get_returns_the_shared_snapshot() -> None:
     _, server, client = make_client()
     client.create(widget("w"))
+    assert client.get("Widget", "default", "w") is server.get("Widget", "default", "w")
+
+
+def test_changing_a_snapshot_fails_the_next_write() -> None:
+    _, _, client = make_client()
+    client.create(widget("w"))
+    client.create(widget("other"))
     mine = client.get("Widget", "default", "w")
-    mine["spec"]["size"] = 99
-    mine["metadata"]["labels"] = {"x": "y"}
-    stored = server.get("Widget", "default", "w")
-    assert stored["spec"]["size"] == 1
-    assert "labels" not in stored["metadata"]
-    assert client.get("Widget", "default", "w") is not client.get("Widget", "default", "w")
+    mine["spec"]["size"] = 99  # a caller that forgot to copy
+    changed = r"Widget default/w \(resourceVersion \d+\) was changed .* spec\.size"
+    with pytest.raises(SnapshotMutated, match=changed):
+        client.update(clone(client.get("Widget", "default", "other")))
 
 
-def test_readonly_get_returns_the_shared_snapshot() -> None:
+def test_a_copied_snapshot_may_be_changed_and_written_back() -> None:
     _, server, client = make_client()
     client.create(widget("w"))
-    assert client.get("Widget", "default", "w", readonly=True) is server.get("Widget", "default", "w")
+    mine = clone(client.get("Widget", "default", "w"))
+    mine["spec"]["size"] = 2
+    assert client.update(mine) is server.get("Widget", "default", "w")
+    assert server.get("Widget", "default", "w")["spec"]["size"] == 2
 
 
-def test_list_copies_unless_readonly_and_passes_selectors() -> None:
+def test_list_returns_snapshots_and_passes_selectors() -> None:
     _, server, client = make_client()
     client.create(widget("a", {"app": "x"}))
     client.create(widget("b", {"app": "y"}))
     other = widget("c", {"app": "x"})
     other["metadata"]["namespace"] = "other"
     client.create(other)
-    copies = client.list("Widget", labels={"app": "x"})
-    assert [(o["metadata"]["namespace"], o["metadata"]["name"]) for o in copies] == [
+    found = client.list("Widget", labels={"app": "x"})
+    assert [(o["metadata"]["namespace"], o["metadata"]["name"]) for o in found] == [
         ("default", "a"), ("other", "c")]
-    copies[0]["spec"]["size"] = 50
-    assert server.get("Widget", "default", "a")["spec"]["size"] == 1
-    shared = client.list("Widget", "default", labels="app in (x, y)", readonly=True)
+    shared = client.list("Widget", "default", labels="app in (x, y)")
     assert [o["metadata"]["name"] for o in shared] == ["a", "b"]
     assert shared[0] is server.get("Widget", "default", "a")
     assert [o["metadata"]["name"] for o in client.list("Widget", labels="app!=x")] == ["b"]
@@ -91,43 +100,39 @@ def test_list_by_owner() -> None:
     assert [o["metadata"]["name"] for o in owned] == ["child"]
 
 
-def test_create_does_not_keep_or_return_references_to_caller_or_store() -> None:
+def test_create_does_not_keep_references_to_the_callers_object() -> None:
     _, server, client = make_client()
     body = widget("w")
     created = client.create(body)
     body["spec"]["size"] = 7
-    created["spec"]["size"] = 8
     assert server.get("Widget", "default", "w")["spec"]["size"] == 1
-    assert created is not server.get("Widget", "default", "w")
+    assert created is server.get("Widget", "default", "w")
 
 
-def test_update_and_update_status_return_copies() -> None:
+def test_update_and_update_status_do_not_keep_the_callers_object() -> None:
     _, server, client = make_client()
     client.create(widget("w"))
-    mine = client.get("Widget", "default", "w")
+    mine = clone(client.get("Widget", "default", "w"))
     mine["spec"]["size"] = 2
     updated = client.update(mine)
     assert updated["spec"]["size"] == 2
     mine["spec"]["size"] = 3  # the caller keeps using its object
-    updated["spec"]["size"] = 4
     assert server.get("Widget", "default", "w")["spec"]["size"] == 2
-    updated = client.get("Widget", "default", "w")
-    updated["status"] = {"ready": True}
-    written = client.update_status(updated)
+    mine = clone(updated)
+    mine["status"] = {"ready": True}
+    written = client.update_status(mine)
     assert written["status"] == {"ready": True}
-    written["status"]["ready"] = False
-    updated["status"]["ready"] = False
+    mine["status"]["ready"] = False
     assert server.get("Widget", "default", "w")["status"] == {"ready": True}
 
 
-def test_patch_returns_a_copy_and_does_not_keep_the_patch() -> None:
+def test_patch_does_not_keep_the_patch() -> None:
     _, server, client = make_client()
     client.create(widget("w"))
     patch = {"metadata": {"labels": {"a": "b"}}, "spec": {"items": [1, 2]}}
-    patched = client.patch("Widget", "default", "w", patch)
+    client.patch("Widget", "default", "w", patch)
     patch["spec"]["items"].append(3)
     patch["metadata"]["labels"]["a"] = "changed"
-    patched["spec"]["items"].append(4)
     stored = server.get("Widget", "default", "w")
     assert stored["spec"]["items"] == [1, 2]
     assert stored["metadata"]["labels"] == {"a": "b"}
@@ -135,11 +140,27 @@ def test_patch_returns_a_copy_and_does_not_keep_the_patch() -> None:
     assert status["status"] == {"phase": "Up"}
 
 
+def test_a_watch_event_object_is_a_guarded_snapshot() -> None:
+    _, _, client = make_client()
+    seen: list[WatchEvent] = []
+    client.watch("Widget", seen.append)
+    client.create(widget("w"))
+    seen[0].object["metadata"]["labels"] = {"changed": "by a handler"}
+    with pytest.raises(SnapshotMutated, match=r"metadata\.labels"):
+        client.create(widget("next"))
+
+
+def test_the_guard_is_off_unless_asked_for() -> None:
+    server = ApiServer(Clock(), random.Random(0), check_snapshots=False)
+    assert server.snapshots is None
+    assert ApiServer(Clock(), random.Random(0), check_snapshots=True).snapshots is not None
+
+
 def test_stale_copy_update_conflicts() -> None:
     _, _, client = make_client()
     client.create(widget("w"))
-    first = client.get("Widget", "default", "w")
-    second = client.get("Widget", "default", "w")
+    first = clone(client.get("Widget", "default", "w"))
+    second = clone(client.get("Widget", "default", "w"))
     first["spec"]["size"] = 2
     client.update(first)
     second["spec"]["size"] = 3

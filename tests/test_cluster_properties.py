@@ -43,7 +43,7 @@ from hypothesis.stateful import (
 )
 
 from fakecluster.api.objects import Obj, condition_true, controller_of
-from fakecluster.apiserver.server import WatchEvent
+from fakecluster.api.watch import WatchEvent
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
 from fakecluster.kubelet.pod_timings import NEVER, PodTimings
 from fakecluster.scenario.recorder import TraceRecorder
@@ -394,10 +394,10 @@ class World:
         return trace_digest(self.recorder.trace) + self.recorder.write_digest()
 
     def list(self, kind: str) -> list[Obj]:
-        return sorted(self.client.list(kind, NS, readonly=True), key=lambda o: o["metadata"]["name"])
+        return sorted(self.client.list(kind, NS), key=lambda o: o["metadata"]["name"])
 
     def nodes(self) -> list[str]:
-        return sorted(n["metadata"]["name"] for n in self.client.list("Node", readonly=True))
+        return sorted(n["metadata"]["name"] for n in self.client.list("Node"))
 
     # ------------------------------------------------------------------ actions
     def apply(self, action: Action) -> None:

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from fakecluster.api.errors import ApiError
-from fakecluster.api.objects import Obj, get_condition
-from fakecluster.apiserver.server import WatchEvent
+from fakecluster.api.objects import Obj, clone, get_condition
+from fakecluster.api.watch import WatchEvent
 from fakecluster.clock import rfc3339
 from fakecluster.cluster import Cluster, ClusterConfig
 from fakecluster.kubelet.pod_timings import PodTimings
@@ -57,7 +57,7 @@ class Writes:
 
 
 def job_pods(cluster: Cluster) -> list[Obj]:
-    return cluster.client().list("Pod", NS, labels={"batch.kubernetes.io/job-name": "j"})
+    return clone(cluster.client().list("Pod", NS, labels={"batch.kubernetes.io/job-name": "j"}))
 
 
 def test_eviction_adds_the_condition_then_deletes_with_the_pods_grace_period() -> None:
@@ -132,7 +132,7 @@ def test_evicting_twice_keeps_the_first_transition_time_and_deadline() -> None:
     api.evict(NS, "p")
     run_to(cluster, 20)
     api.evict(NS, "p")
-    pod = api.get("Pod", NS, "p")
+    pod = clone(api.get("Pod", NS, "p"))
     assert get_condition(pod, "DisruptionTarget")["lastTransitionTime"] == rfc3339(10)  # type: ignore[index]
     assert pod["metadata"]["deletionTimestamp"] == rfc3339(40)
 

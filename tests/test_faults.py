@@ -11,9 +11,10 @@ import pytest
 from fault_scenarios import final_jobset_status, play, write
 
 from fakecluster.api.errors import ApiError
-from fakecluster.client import LocalClient
+from fakecluster.api.objects import clone
 from fakecluster.client.conflicts import CONTROLLER_USERS, ConflictInjectingClient, FaultStats
 from fakecluster.client.informer import InformerClient
+from fakecluster.client.local import LocalClient
 from fakecluster.clock import Clock
 from fakecluster.cluster import Cluster, ClusterConfig
 from fakecluster.controllers.job.job_controller import DEFAULT_JOB_API_BACKOFF, MAX_JOB_API_BACKOFF
@@ -39,7 +40,7 @@ def wrapped(rate: float, seed: int = 0) -> tuple[Cluster, ConflictInjectingClien
 
 def test_an_injected_conflict_is_the_servers_409_and_replaces_the_write() -> None:
     cluster, client, stats = wrapped(rate=1.0)
-    node = client.get("Node", "", "node")
+    node = clone(client.get("Node", "", "node"))
     before = node["metadata"]["resourceVersion"]
     node["metadata"].setdefault("labels", {})["touched"] = "yes"
     attempts = [

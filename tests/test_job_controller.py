@@ -21,7 +21,7 @@ from fakecluster.api.objects import Obj, clone, owner_reference
 from fakecluster.api.validation import validate_model
 from fakecluster.apiserver.builtin import register_builtin
 from fakecluster.apiserver.server import ApiServer, WatchEvent
-from fakecluster.client import LocalClient
+from fakecluster.client.local import LocalClient
 from fakecluster.clock import Clock, rfc3339
 from fakecluster.cluster import Cluster, ClusterConfig
 from fakecluster.controllers.garbage_collector import GarbageCollector
@@ -80,16 +80,16 @@ class Harness:
             "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}
         body = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name, "namespace": NS},
                 "spec": {**spec, "template": {"spec": template_spec}}}
-        return self.api.create(body)
+        return clone(self.api.create(body))
 
     def job(self, name: str = "j") -> Obj:
-        return self.api.get("Job", NS, name)
+        return clone(self.api.get("Job", NS, name))
 
     def status(self, name: str = "j") -> Obj:
         return self.job(name).get("status") or {}
 
     def pods(self, job: str = "j") -> list[Obj]:
-        return self.api.list("Pod", NS, labels={"batch.kubernetes.io/job-name": job})
+        return clone(self.api.list("Pod", NS, labels={"batch.kubernetes.io/job-name": job}))
 
     def pod_names(self, job: str = "j") -> list[str]:
         return [p["metadata"]["name"] for p in self.pods(job)]
@@ -129,7 +129,7 @@ class Harness:
 
     # ------------------------------------------------------------------ pod phases, by hand
     def _set_status(self, name: str, status: Obj) -> None:
-        pod = self.api.get("Pod", NS, name)
+        pod = clone(self.api.get("Pod", NS, name))
         pod["status"] = {**pod.get("status", {}), **status}
         self.api.update_status(pod)
 
@@ -169,7 +169,7 @@ class Harness:
 
     def _stop(self, name: str, uid: str) -> None:
         try:
-            pod = self.api.get("Pod", NS, name)
+            pod = clone(self.api.get("Pod", NS, name))
         except ApiError:
             return
         if pod["metadata"]["uid"] != uid:
@@ -752,7 +752,7 @@ def test_pods_of_a_finished_job_lose_a_leftover_finalizer() -> None:
     h.finish_pod(name)
     h.run_until(5)
     assert condition(h.status(), "Complete") is not None
-    pod = h.api.get("Pod", NS, name)
+    pod = clone(h.api.get("Pod", NS, name))
     pod["metadata"]["finalizers"] = [TRACKING]  # e.g. re-added by hand
     h.api.update(pod)
     job = h.job()

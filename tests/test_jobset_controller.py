@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from fakecluster.api.objects import Obj
+from fakecluster.api.objects import Obj, clone
 from fakecluster.apiserver.builtin import register_builtin
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.server import ApiServer, WatchEvent
-from fakecluster.client import LocalClient
+from fakecluster.client.local import LocalClient
 from fakecluster.clock import Clock, rfc3339
 from fakecluster.cluster import Cluster, ClusterConfig
 from fakecluster.controllers.garbage_collector import GarbageCollector
@@ -491,7 +491,7 @@ class Env:
         self.settle()
 
     def js(self) -> Obj:
-        return self.client.get("JobSet", NS, "js")
+        return clone(self.client.get("JobSet", NS, "js"))
 
     def update_spec(self, **changes: Any) -> None:
         js = self.js()
@@ -503,7 +503,7 @@ class Env:
         return [j["metadata"]["name"] for j in self.client.list("Job", NS)]
 
     def job(self, name: str) -> Obj:
-        return self.client.get("Job", NS, name)
+        return clone(self.client.get("Job", NS, name))
 
     def set_status(self, *names: str, settle: bool = True, **status: Any) -> None:
         for name in names:
@@ -551,7 +551,7 @@ class Env:
         ]
 
     def events(self) -> list[tuple[str, str, str]]:
-        events = self.client.list("Event", NS)  # names end in the creation time's hex nanoseconds
+        events = clone(self.client.list("Event", NS))  # names end in the creation time's hex nanoseconds
         return [(e["type"], e["reason"], e["note"]) for e in events]
 
     def counts(self) -> dict[str, tuple[int, ...]]:
@@ -1091,7 +1091,7 @@ def _start_cluster(behaviour: Any) -> tuple[Cluster, LocalClient]:
 
 
 def _jobset_events(client: LocalClient) -> list[tuple[str, str, str]]:
-    events = client.list("Event", NS)  # names end in the creation time's hex nanoseconds
+    events = clone(client.list("Event", NS))  # names end in the creation time's hex nanoseconds
     return [
         (e["eventTime"], e["reason"], e["note"]) for e in events if e.get("reportingController") == "jobset"
     ]

@@ -15,7 +15,7 @@ import pytest
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj, clone
 from fakecluster.apiserver.server import ApiServer
-from fakecluster.client import LocalClient
+from fakecluster.client.local import LocalClient
 from fakecluster.clock import Clock
 from jobset.api.v1alpha2.crd import CRD_DEFAULTS, CelRuleError, JobSetStrategy, apply_crd_defaults, find
 from jobset.features import FeatureGates
@@ -128,10 +128,10 @@ def test_crd_defaults_table_holds_the_jobset_level_defaults() -> None:
 
 
 def test_crd_defaults_apply_on_update_too(client: LocalClient) -> None:
-    stored = client.create(jobset(rjob("rj", replicas=3), failurePolicy={"maxRestarts": 1}))
+    stored = clone(client.create(jobset(rjob("rj", replicas=3), failurePolicy={"maxRestarts": 1})))
     del stored["spec"]["replicatedJobs"][0]["groupName"]
     del stored["spec"]["failurePolicy"]["restartStrategy"]
-    updated = client.update(stored)
+    updated = clone(client.update(stored))
     assert updated["spec"]["replicatedJobs"][0]["groupName"] == "default"
     assert updated["spec"]["failurePolicy"]["restartStrategy"] == "Recreate"
     assert updated["metadata"]["generation"] == 1, "re-defaulted to the stored value: nothing changed"
@@ -308,7 +308,7 @@ def test_cel_immutable_fields(client: LocalClient, change: Any, path: str) -> No
         volumeClaimPolicies=[{"templates": [{"metadata": {"name": "data"}}]}],
     )
     first_container(manifest)["volumeMounts"] = [{"name": "data", "mountPath": "/data"}]
-    stored = client.create(manifest)
+    stored = clone(client.create(manifest))
     change(stored["spec"])
     message = update_error(client, stored)  # InOrder also trips the dependsOn rule: both are listed
     assert message.startswith(INVALID)
@@ -318,7 +318,7 @@ def test_cel_immutable_fields(client: LocalClient, change: Any, path: str) -> No
 def test_transition_rules_need_an_old_value(client: LocalClient) -> None:
     """``self == oldSelf`` is only evaluated when the old object has the field: adding a failurePolicy
     after creation passes the CRD, and the webhook's update checks do not look at it either."""
-    stored = client.create(jobset())
+    stored = clone(client.create(jobset()))
     stored["spec"]["failurePolicy"] = {"maxRestarts": 3}
     assert client.update(stored)["spec"]["failurePolicy"] == {"maxRestarts": 3, "restartStrategy": "Recreate"}
 
@@ -334,7 +334,7 @@ def test_depends_on_compares_as_a_list_map() -> None:
 def test_status_is_dropped_on_create_and_spec_ignored_on_status_writes(client: LocalClient) -> None:
     manifest = jobset()
     manifest["status"] = {"restarts": 7}
-    stored = client.create(manifest)
+    stored = clone(client.create(manifest))
     assert "status" not in stored
     stored["status"] = {
         "restarts": 1,
@@ -343,14 +343,14 @@ def test_status_is_dropped_on_create_and_spec_ignored_on_status_writes(client: L
         ],
     }
     stored["spec"]["suspend"] = True
-    written = client.update_status(stored)
+    written = clone(client.update_status(stored))
     assert written["status"]["restarts"] == 1
     assert "suspend" not in written["spec"]
     assert written["metadata"]["generation"] == 1
 
 
 def test_status_list_maps_are_checked(client: LocalClient) -> None:
-    stored = client.create(jobset())
+    stored = clone(client.create(jobset()))
     condition = {
         "type": "Completed",
         "status": "True",
@@ -365,9 +365,9 @@ def test_status_list_maps_are_checked(client: LocalClient) -> None:
 
 
 def test_update_needs_a_resource_version_and_spec_changes_bump_generation(client: LocalClient) -> None:
-    stored = client.create(jobset())
+    stored = clone(client.create(jobset()))
     stored["metadata"]["labels"] = {"team": "a"}
-    relabelled = client.update(stored)
+    relabelled = clone(client.update(stored))
     assert relabelled["metadata"]["generation"] == 1
     relabelled["spec"]["suspend"] = True
     assert client.update(relabelled)["metadata"]["generation"] == 2

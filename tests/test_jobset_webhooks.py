@@ -21,7 +21,7 @@ from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj, clone
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.server import ApiServer
-from fakecluster.client import LocalClient
+from fakecluster.client.local import LocalClient
 from fakecluster.clock import Clock
 from jobset.features import FeatureGates
 from jobset.webhooks import (
@@ -1003,7 +1003,7 @@ def test_create_stores_the_webhook_and_crd_defaults(client: LocalClient) -> None
         failurePolicy={"rules": [{"action": "FailJobSet"}]},
     )
     del manifest["spec"]["successPolicy"]
-    stored = client.create(manifest)
+    stored = clone(client.create(manifest))
     spec = stored["spec"]
     assert spec["successPolicy"] == {"operator": "All"}
     assert spec["startupPolicy"] == {"startupPolicyOrder": "AnyOrder"}
@@ -1069,13 +1069,13 @@ def test_restart_job_gate_is_honoured(server: ApiServer) -> None:
 
 
 def test_update_is_validated_but_not_defaulted(client: LocalClient) -> None:
-    stored = client.create(jobset(rjob("rj")))
+    stored = clone(client.create(jobset(rjob("rj"))))
     stored["spec"]["suspend"] = True
     stored["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"] = {
         "labels": {"kueue": "yes"}
     }
     del stored["spec"]["startupPolicy"]  # no oldSelf comparison for an absent value, and no re-defaulting
-    updated = client.update(stored)
+    updated = clone(client.update(stored))
     assert "startupPolicy" not in updated["spec"]
     assert updated["metadata"]["generation"] == 2
     updated["spec"]["suspend"] = False
@@ -1136,7 +1136,7 @@ def test_upstream_example_is_accepted_and_defaulted(path: Path, client: LocalCli
     manifests = [m for m in yaml.safe_load_all(path.read_text()) if m and m.get("kind") == "JobSet"]
     assert manifests, f"{path.name} holds no JobSet"
     for manifest in manifests:
-        stored = client.create(manifest)
+        stored = clone(client.create(manifest))
         spec, given = stored["spec"], manifest["spec"]
         assert spec["successPolicy"] == given.get("successPolicy", {"operator": "All"})
         assert spec["startupPolicy"] == given.get("startupPolicy", {"startupPolicyOrder": "AnyOrder"})

@@ -11,7 +11,7 @@ import pytest
 
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj, clone, get_condition
-from fakecluster.apiserver.server import WatchEvent
+from fakecluster.api.watch import WatchEvent
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
 from fakecluster.kubelet.commands import CommandOutcome, command_outcome, script_outcome, sleep_seconds
 from fakecluster.kubelet.kubelet import probe_delays
@@ -473,7 +473,7 @@ def test_deleted_pod_with_finalizer_stays_failed_until_finalizer_removed() -> No
     run_to(cluster, 1)
     client.delete("Pod", "default", "p")
     cluster.run(100)
-    stored = client.get("Pod", "default", "p")
+    stored = clone(client.get("Pod", "default", "p"))
     assert stored["status"]["phase"] == "Failed"
     assert stored["metadata"]["deletionGracePeriodSeconds"] == 0
     assert rec.first("p", phase_is("Failed")) == 3.0
@@ -545,7 +545,7 @@ def test_conditions_owned_by_others_survive_kubelet_writes() -> None:
     client = cluster.client()
     client.create(make_pod())
     cluster.run(1)
-    pod = client.get("Pod", "default", "p")
+    pod = clone(client.get("Pod", "default", "p"))
     disruption = {"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI",
                   "message": "Eviction API: evicting", "lastTransitionTime": "2025-01-01T00:00:01Z"}
     pod["status"]["conditions"].append(disruption)
@@ -567,7 +567,7 @@ def test_readiness_gates_hold_ready_until_condition_true() -> None:
     assert ready_cond["message"] == (
         'corresponding condition of pod readiness gate "example.com/gate" does not exist.')
     assert cond(status_of(cluster), "ContainersReady")["status"] == "True"
-    pod = client.get("Pod", "default", "p")
+    pod = clone(client.get("Pod", "default", "p"))
     pod["status"]["conditions"].append({"type": "example.com/gate", "status": "True"})
     client.update_status(pod)
     cluster.run(10)

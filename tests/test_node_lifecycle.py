@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from fakecluster.api.errors import ApiError
-from fakecluster.api.objects import Obj, get_condition
-from fakecluster.apiserver.server import WatchEvent
+from fakecluster.api.objects import Obj, clone, get_condition
+from fakecluster.api.watch import WatchEvent
 from fakecluster.clock import rfc3339
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
 from fakecluster.kubelet.pod_timings import PodTimings
@@ -50,11 +50,11 @@ def run_to(cluster: Cluster, when: float) -> None:
 
 
 def node(cluster: Cluster, name: str) -> Obj:
-    return cluster.client().get("Node", "", name)
+    return clone(cluster.client().get("Node", "", name))
 
 
 def pod(cluster: Cluster, name: str = "p") -> Obj:
-    return cluster.client().get("Pod", NS, name)
+    return clone(cluster.client().get("Pod", NS, name))
 
 
 def taints(cluster: Cluster, name: str) -> list[Obj]:
@@ -79,7 +79,7 @@ class NodeWrites:
 # ---------------------------------------------------------------------------------------------- admission
 def test_default_tolerations_are_added_on_create() -> None:
     cluster = make_cluster()
-    created = cluster.client().create(make_pod(tolerations=[{"key": "gpu", "operator": "Exists"}]))
+    created = clone(cluster.client().create(make_pod(tolerations=[{"key": "gpu", "operator": "Exists"}])))
     assert created["spec"]["tolerations"] == [{"key": "gpu", "operator": "Exists"}, NOT_READY_TOLERATION,
                                               UNREACHABLE_TOLERATION]
 
@@ -95,7 +95,7 @@ def test_default_tolerations_are_added_on_create() -> None:
 ])
 def test_default_tolerations_respect_existing_ones(tolerations: list[Obj], added: list[Obj]) -> None:
     cluster = make_cluster()
-    created = cluster.client().create(make_pod(tolerations=tolerations))
+    created = clone(cluster.client().create(make_pod(tolerations=tolerations)))
     assert created["spec"]["tolerations"] == [*tolerations, *added]
 
 
@@ -104,12 +104,12 @@ def test_default_tolerations_are_not_duplicated_by_updates() -> None:
     api = cluster.client()
     api.create(make_pod())
     api.patch("Pod", NS, "p", {"metadata": {"labels": {"a": "b"}}})
-    stored = api.get("Pod", NS, "p")
+    stored = clone(api.get("Pod", NS, "p"))
     stored["spec"]["tolerations"].append({"key": "gpu", "operator": "Exists"})
     api.update(stored)
     assert api.get("Pod", NS, "p")["spec"]["tolerations"] == [NOT_READY_TOLERATION, UNREACHABLE_TOLERATION,
                                                               {"key": "gpu", "operator": "Exists"}]
-    stored = api.get("Pod", NS, "p")
+    stored = clone(api.get("Pod", NS, "p"))
     stored["spec"]["tolerations"] = [{"key": "gpu", "operator": "Exists"}]
     api.update(stored)  # the plugin admits UPDATEs too: what an update drops comes back
     assert api.get("Pod", NS, "p")["spec"]["tolerations"] == [{"key": "gpu", "operator": "Exists"},
@@ -121,7 +121,7 @@ def test_job_pods_get_the_default_tolerations_but_the_template_does_not() -> Non
     api = cluster.client()
     api.create(make_job())
     run_to(cluster, 1)
-    [job_pod] = api.list("Pod", NS)
+    [job_pod] = clone(api.list("Pod", NS))
     assert job_pod["spec"]["tolerations"] == [NOT_READY_TOLERATION, UNREACHABLE_TOLERATION]
     assert "tolerations" not in api.get("Job", NS, "j")["spec"]["template"]["spec"]
 
@@ -220,7 +220,7 @@ def test_job_counts_the_evicted_pod_and_reschedules_it_on_a_healthy_node() -> No
     api = cluster.client()
     api.create(make_job(parallelism=3, completions=3))
     run_to(cluster, 10)
-    pods = api.list("Pod", NS)
+    pods = clone(api.list("Pod", NS))
     assert sorted(p["spec"]["nodeName"] for p in pods) == ["n-0", "n-1", "n-2"]
     [victim] = [p for p in pods if p["spec"]["nodeName"] == "n-1"]
     cluster.node_lifecycle.fail_node("n-1")

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from fakecluster.api.errors import ApiError
-from fakecluster.api.objects import Obj, get_condition
-from fakecluster.apiserver.server import WatchEvent
+from fakecluster.api.objects import Obj, clone, get_condition
+from fakecluster.api.watch import WatchEvent
 from fakecluster.clock import rfc3339
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
 from fakecluster.kubelet.pod_timings import PodTimings
@@ -122,11 +122,11 @@ def test_terminating_pods_on_an_out_of_service_node_are_force_deleted_once_it_is
     api.create(make_pod("a", "n-1"))
     run_to(cluster, 10)
     cluster.node_lifecycle.fail_node("n-1")
-    node = api.get("Node", "", "n-1")
+    node = clone(api.get("Node", "", "n-1"))
     node["spec"]["taints"] = [OUT_OF_SERVICE]
     api.update(node)
     run_to(cluster, 10)
-    evicted = api.get("Pod", NS, "a")
+    evicted = clone(api.get("Pod", NS, "a"))
     assert evicted["metadata"]["deletionTimestamp"] == rfc3339(40)
     assert get_condition(evicted, "DisruptionTarget")["reason"] == "DeletionByTaintManager"  # type: ignore[index]
     writes = PodWrites(cluster)
@@ -148,7 +148,7 @@ def test_out_of_service_taint_alone_does_not_touch_running_pods() -> None:
     api.create(make_pod("a", "n-1"))
     run_to(cluster, 10)
     cluster.node_lifecycle.fail_node("n-1")
-    node = api.get("Node", "", "n-1")
+    node = clone(api.get("Node", "", "n-1"))
     node["spec"]["taints"] = [{**OUT_OF_SERVICE, "effect": "NoSchedule"}]
     api.update(node)
     run_to(cluster, 200)
@@ -166,7 +166,7 @@ def test_unscheduled_terminating_pod_is_failed_and_removed() -> None:
     run_to(cluster, 39.9)
     assert api.get("Pod", NS, "u")["status"]["phase"] == "Pending"
     run_to(cluster, 40)
-    held = api.get("Pod", NS, "u")
+    held = clone(api.get("Pod", NS, "u"))
     assert held["status"]["phase"] == "Failed"
     assert get_condition(held, "DisruptionTarget") is None
     assert not cluster.run(100_000)
@@ -203,5 +203,5 @@ def test_what_a_job_sees_when_its_node_is_lost_and_then_deleted(policy: bool) ->
         return
     assert "failed" not in status  # Ignore: not counted against backoffLimit 0
     assert not any(c["type"] == "Failed" for c in status.get("conditions") or ())
-    pods = api.list("Pod", NS)
+    pods = clone(api.list("Pod", NS))
     assert len(pods) == 1 and "deletionTimestamp" not in pods[0]["metadata"]  # the replacement

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from fakecluster.api.objects import Obj, get_condition
-from fakecluster.apiserver.server import WatchEvent
+from fakecluster.api.objects import Obj, clone, get_condition
+from fakecluster.api.watch import WatchEvent
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
 from fakecluster.kubelet.pod_timings import PodTimings
 from fakecluster.scheduler.filters import NodeInfo, filter_node, fit_error_message, pod_request
@@ -43,7 +43,7 @@ def run_to(cluster: Cluster, until: float) -> None:
 
 
 def node_of(cluster: Cluster, name: str) -> str | None:
-    return cluster.client().get("Pod", "default", name)["spec"].get("nodeName")
+    return clone(cluster.client().get("Pod", "default", name)["spec"].get("nodeName"))
 
 
 def scheduled_condition(cluster: Cluster, name: str) -> Obj | None:
@@ -244,7 +244,7 @@ def test_added_node_lets_pending_pod_schedule() -> None:
 def test_node_made_schedulable_again() -> None:
     cluster = make_cluster([NodePool("n", capacity=SMALL)])
     client = cluster.client()
-    node = client.get("Node", "", "n")
+    node = clone(client.get("Node", "", "n"))
     node["spec"]["unschedulable"] = True
     client.update(node)
     client.create(make_pod("p"))
@@ -252,7 +252,7 @@ def test_node_made_schedulable_again() -> None:
     cond = scheduled_condition(cluster, "p")
     assert cond is not None
     assert cond["message"].startswith("0/1 nodes are available: 1 node(s) were unschedulable.")
-    node = client.get("Node", "", "n")
+    node = clone(client.get("Node", "", "n"))
     node["spec"]["unschedulable"] = False
     client.update(node)
     cluster.run(100)
@@ -336,7 +336,7 @@ def test_scheduling_gates_hold_the_pod_until_removed() -> None:
     client.create(make_pod("p", schedulingGates=[{"name": "example.com/wait"}]))
     run_to(cluster, 30)
     assert node_of(cluster, "p") is None
-    pod = client.get("Pod", "default", "p")
+    pod = clone(client.get("Pod", "default", "p"))
     pod["spec"]["schedulingGates"] = []
     client.update(pod)
     cluster.run(100)
@@ -383,7 +383,7 @@ def test_toleration_added_to_parked_pod_requeues_it() -> None:
     client.create(make_pod("p"))
     run_to(cluster, 7)
     assert node_of(cluster, "p") is None
-    pod = client.get("Pod", "default", "p")
+    pod = clone(client.get("Pod", "default", "p"))
     pod["spec"]["tolerations"] = [{"key": "dedicated", "operator": "Exists"}]
     client.update(pod)
     cluster.run(100)

@@ -12,8 +12,8 @@ from typing import Any
 
 from test_job_controller import NS, condition
 
-from fakecluster.api.objects import Obj
-from fakecluster.apiserver.server import WatchEvent
+from fakecluster.api.objects import Obj, clone
+from fakecluster.api.watch import WatchEvent
 from fakecluster.cluster import Cluster, ClusterConfig
 from fakecluster.controllers.ttl_after_finished import TTLAfterFinishedController, expires_at
 from fakecluster.kubelet.pod_timings import PodTimings
@@ -97,7 +97,7 @@ def test_ttl_edited_after_finishing_is_honoured() -> None:
     api = c.client()
     c.run(10)
     c.clock.advance_to(10)
-    extended = api.get("Job", NS, "j")
+    extended = clone(api.get("Job", NS, "j"))
     extended["spec"]["ttlSecondsAfterFinished"] = 100
     api.update(extended)
     c.run(105.999)
@@ -109,7 +109,7 @@ def test_ttl_edited_after_finishing_is_honoured() -> None:
     api = c.client()
     c.run(20)
     c.clock.advance_to(20)
-    shortened = api.get("Job", NS, "j")
+    shortened = clone(api.get("Job", NS, "j"))
     shortened["spec"]["ttlSecondsAfterFinished"] = 5
     api.update(shortened)  # expired since 11: deleted on the update event
     c.run(100)
@@ -121,7 +121,7 @@ def test_job_already_being_deleted_is_left_to_that_deletion() -> None:
     api = c.client()
     c.run(8)
     c.clock.advance_to(8)
-    held = api.get("Job", NS, "j")
+    held = clone(api.get("Job", NS, "j"))
     held["metadata"]["finalizers"] = ["example.com/hold"]
     api.update(held)
     api.delete("Job", NS, "j", propagation_policy="Orphan")

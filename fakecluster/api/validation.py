@@ -28,14 +28,14 @@ import types
 import typing
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from fakecluster.api.base import QUANTITY_PATTERN
 from fakecluster.api.errors import FieldError
 
-__all__ = ["dump", "validate_model"]
+__all__ = ["dump", "fields_valid", "spec_model", "validate_model"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -88,6 +88,54 @@ def validate_model(
         return model.model_validate(obj, **_WIRE_NAMES_ONLY), []
     except ValidationError as exc:
         return None, _translate(model, exc.errors(include_url=False), root)
+
+
+@cache
+def _field_validators(model: type[BaseModel]) -> dict[str, TypeAdapter[Any]] | None:
+    """Per wire name, a validator for that one field of ``model`` exactly as the model validates it
+    (annotation, constraints, strictness); None if the model has validators that see several fields."""
+    decorators = model.__pydantic_decorators__
+    if decorators.model_validators or decorators.field_validators or decorators.root_validators:
+        return None
+    out: dict[str, TypeAdapter[Any]] = {}
+    for name, info in model.model_fields.items():
+        annotation: Any = info.annotation
+        if info.metadata:
+            annotation = Annotated[annotation, *info.metadata]
+        out[info.alias or name] = TypeAdapter(annotation)
+    return out
+
+
+def fields_valid(model: type[BaseModel], fields: Mapping[str, Any]) -> bool:
+    """Whether each of ``fields`` (wire name -> value) is a valid value of that field of ``model``.
+
+    For checking only what differs from an object already validated against ``model``: sound because a
+    model without cross-field validators validates each field on its own (required fields left out are
+    the caller's business: they are the validated object's). False (never an error list) on any doubt,
+    so the caller validates the whole object and reports exactly what a full validation reports."""
+    validators = _field_validators(model)
+    if validators is None:
+        return False
+    try:
+        for name, value in fields.items():
+            validator = validators.get(name)
+            if validator is None:
+                return False  # an unknown field
+            validator.validate_python(value, strict=True, **_WIRE_NAMES_ONLY)
+    except ValidationError:
+        return False
+    return True
+
+
+def spec_model(model: type[BaseModel]) -> type[BaseModel] | None:
+    """The model of ``model``'s ``spec`` field (``PodSpec`` for ``Pod``), if it has one."""
+    info = model.model_fields.get("spec")
+    if info is None:
+        return None
+    for member in typing.get_args(info.annotation) or (info.annotation,):
+        if isinstance(member, type) and issubclass(member, BaseModel):
+            return member
+    return None
 
 
 def _translate(model: type[BaseModel], errors: list[Any], root: str) -> list[FieldError]:

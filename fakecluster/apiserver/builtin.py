@@ -384,7 +384,7 @@ def register_builtin(server: ApiServer) -> None:
                      stored_valid=True)
     )
     server.register_admission("Pod", "DefaultTolerationSeconds", mutating=default_toleration_seconds,
-                              operations=("CREATE", "UPDATE"), keeps_schema_valid=True, copies_on_write=True)
+                              operations=("CREATE", "UPDATE"), copies_on_write=True)
     server.register(
         ResourceType(
             "Service",

@@ -24,7 +24,7 @@ class Strategy:
 
     copies_on_write = False
     """Whether :meth:`prepare_for_create` sets only top-level and ``metadata`` fields and replaces,
-    never changes in place, anything nested: then a donated object (``create(donate=True)``) need not
+    never changes in place, anything nested: then a donated object (``create_donated``) need not
     be deep-copied first."""
 
     def prepare_for_create(self, obj: Obj, now: str) -> None:
@@ -84,7 +84,12 @@ class ResourceType:
         return f"{self.plural}.{self.group}" if self.group else self.plural
 
     def schema_errors(
-        self, obj: Obj, *, valid_spec: Obj | None = None, valid_metadata: Obj | None = None
+        self,
+        obj: Obj,
+        *,
+        valid_spec: Obj | None = None,
+        valid_metadata: Obj | None = None,
+        spec_template: Obj | None = None,
     ) -> list[FieldError]:
         """Schema errors of ``obj``.
 
@@ -96,10 +101,29 @@ class ResourceType:
         not on its own (``tests/test_apiserver.py`` holds ``ObjectMeta`` to that). Should anything be
         reported, the whole object is validated again, so the errors read exactly as a full validation
         reports them.
+
+        ``spec_template``: a spec validated against this schema that ``obj["spec"]`` was built from (see
+        :class:`~fakecluster.apiserver.server.ValidatedSpec`): everything but the spec is validated, and
+        of the spec only the fields whose values are not the template's very objects
+        (:func:`~fakecluster.api.validation.fields_valid`); a spec lacking one of the template's fields
+        is validated whole. Again any doubt means a full validation.
         """
         if self.model is None:
             return []
-        from fakecluster.api.validation import validate_model
+        from fakecluster.api.validation import fields_valid, spec_model, validate_model
+
+        spec = obj.get("spec")
+        if (spec_template is not None and isinstance(spec, dict) and spec is not spec_template
+                and not self.model.__pydantic_decorators__.model_validators
+                and all(k in spec for k in spec_template)):
+            model = spec_model(self.model)
+            changed = {k: v for k, v in spec.items() if spec_template.get(k, _ABSENT) is not v}
+            rest = {k: v for k, v in obj.items() if k != "spec"}
+            if model is not None and fields_valid(model, changed) and not validate_model(self.model, rest)[1]:
+                return []
+            return validate_model(self.model, obj)[1]
+        if spec_template is not None and spec is spec_template:
+            valid_spec = spec_template
 
         if (valid_spec is not None and obj.get("spec") is valid_spec
                 and not self.model.__pydantic_decorators__.model_validators):

@@ -26,8 +26,10 @@ from fakecluster.api import errors
 from fakecluster.api.errors import ApiError, FieldError
 from fakecluster.api.objects import Obj, clone, merge_patch
 from fakecluster.api.selectors import Selector, as_selector
+from fakecluster.api.watch import WatchEvent
 from fakecluster.apiserver.eviction import evict_pod
 from fakecluster.apiserver.resources import ResourceType
+from fakecluster.apiserver.snapshots import SnapshotGuard, enabled_by_environment
 from fakecluster.clock import Clock, parse_rfc3339, rfc3339
 
 Key = tuple[str, str]  # (namespace, name)
@@ -82,14 +84,19 @@ class _GoUint64(int):
         return hex(self)
 
 
-@dataclass(frozen=True, slots=True)
-class WatchEvent:
-    """One watch notification. ``object`` and ``old`` are the store's read-only snapshots."""
+class ValidatedSpec:
+    """A ``spec`` the server has validated against a kind's schema and owns (a private deep copy that
+    nothing changes): what :meth:`ApiServer.create` checks objects made from it against, field by field,
+    so that a Job controller creating thousands of pods from one template validates the template once
+    and each pod's own parts (metadata, ``hostname``, anything an admission hook changed) per pod.
+    Only :meth:`ApiServer.validated_spec` makes them; a server refuses one it did not make."""
 
-    type: str  # ADDED | MODIFIED | DELETED
-    kind: str
-    object: Obj
-    old: Obj | None
+    __slots__ = ("_issuer", "kind", "spec")
+
+    def __init__(self, issuer: ApiServer, kind: str, spec: Obj) -> None:
+        self._issuer = issuer
+        self.kind = kind
+        self.spec = spec
 
 
 @dataclass(slots=True)
@@ -98,15 +105,19 @@ class _Admission:
     mutating: MutatingHook | None
     validating: ValidatingHook | None
     operations: tuple[str, ...]
-    keeps_schema_valid: bool
     copies_on_write: bool
 
 
 class ApiServer:
     """In-memory API server. One per run; all randomness (uids, generated names) from ``rng``."""
 
-    def __init__(self, clock: Clock, rng: random.Random) -> None:
+    def __init__(self, clock: Clock, rng: random.Random, *, check_snapshots: bool | None = None) -> None:
+        """``check_snapshots``: run with a :class:`~fakecluster.apiserver.snapshots.SnapshotGuard`
+        (default: as :data:`~fakecluster.apiserver.snapshots.ENV_VAR` says)."""
         self.clock = clock
+        if check_snapshots is None:
+            check_snapshots = enabled_by_environment()
+        self.snapshots: SnapshotGuard | None = SnapshotGuard() if check_snapshots else None
         self._rng = rng
         self._types: dict[str, ResourceType] = {}
         self._objects: dict[str, dict[Key, Obj]] = {}
@@ -147,18 +158,16 @@ class ApiServer:
         mutating: MutatingHook | None = None,
         validating: ValidatingHook | None = None,
         operations: Iterable[str] = ("CREATE", "UPDATE"),
-        keeps_schema_valid: bool = False,
         copies_on_write: bool = False,
     ) -> None:
-        """Add a webhook to the chain for ``kind``. Mutating hooks all run before validating ones.
+        """Add a webhook to the chain for ``kind``. Mutating hooks all run before validating ones, and
+        the schema check runs after the mutating ones, on what they made of the object.
 
-        ``keeps_schema_valid``: the mutating hook only ever adds or changes values the kind's schema
-        accepts, so an object vouched for as schema-valid (``create(schema_valid=True)``) stays so.
-        ``copies_on_write``: it returns a new object rather than changing anything nested in place (as
-        every UPDATE hook must, its input sharing subtrees with the stored object), so a donated create
-        (``create(donate=True)``) need not be deep-copied for it."""
+        ``copies_on_write``: the mutating hook returns a new object rather than changing anything nested
+        in place (as every UPDATE hook must, its input sharing subtrees with the stored object), so a
+        donated create (``create(donate=True)``) need not be deep-copied for it."""
         self._admission.setdefault(kind, []).append(
-            _Admission(name, mutating, validating, tuple(operations), keeps_schema_valid, copies_on_write))
+            _Admission(name, mutating, validating, tuple(operations), copies_on_write))
 
     def resource(self, kind: str) -> ResourceType:
         try:
@@ -187,6 +196,9 @@ class ApiServer:
         if not targets:
             return
         event = WatchEvent(etype, kind, obj, old)
+        if self.snapshots is not None:
+            self.snapshots.handed(obj)
+            self.snapshots.handed(old)
         if self._dispatching:
             # Delivered after the current event, keeping resourceVersion order for every watcher.
             self._pending.append((targets, event))
@@ -212,6 +224,8 @@ class ApiServer:
         obj = self._objects[kind].get((namespace if rtype.namespaced else "", name))
         if obj is None:
             raise errors.NotFound(rtype.plural, rtype.group, name)
+        if self.snapshots is not None:
+            self.snapshots.handed(obj)
         return obj
 
     def get_by_uid(self, uid: str) -> Obj | None:
@@ -226,6 +240,24 @@ class ApiServer:
         owner_uid: str | None = None,
     ) -> list[Obj]:
         """Objects in key order (namespace, name), as etcd lists them. Read-only snapshots."""
+        if self.snapshots is not None:
+            return self._handed_all(self._list(kind, namespace, selector, owner_uid))
+        return self._list(kind, namespace, selector, owner_uid)
+
+    def _handed_all(self, objs: list[Obj]) -> list[Obj]:
+        guard = self.snapshots
+        if guard is not None:
+            for obj in objs:
+                guard.handed(obj)
+        return objs
+
+    def _list(
+        self,
+        kind: str,
+        namespace: str | None,
+        selector: Selector | dict[str, Any] | str | None,
+        owner_uid: str | None,
+    ) -> list[Obj]:
         rtype = self.resource(kind)
         store = self._objects[kind]
         if owner_uid is not None and selector is None:
@@ -306,17 +338,32 @@ class ApiServer:
         name = obj.get("metadata", {}).get("name") or obj.get("metadata", {}).get("generateName", "")
         return errors.Invalid(rtype.kind, rtype.group, name, errs)
 
-    def create(self, obj: Obj, *, schema_valid: bool = False, donate: bool = False) -> Obj:
-        """POST. For the cluster's own emulated controllers, which build objects from parts the server
-        already stored (see :class:`~fakecluster.controllers.job.pods.PodFactory`):
+    def validated_spec(self, kind: str, spec: Obj) -> ValidatedSpec:
+        """Validate ``spec`` as the ``spec`` of a ``kind`` object and keep a private copy of it, for
+        :meth:`create` ``template=`` (an ``Invalid`` error names the spec's fields, as a create would)."""
+        rtype = self.resource(kind)
+        errs = rtype.schema_errors({"spec": spec})
+        if errs:
+            raise errors.Invalid(rtype.kind, rtype.group, "", errs)
+        return ValidatedSpec(self, kind, clone(spec))
 
-        - ``schema_valid``: the caller vouches that ``obj`` passes the kind's schema; unless a mutating
-          admission hook that may break that runs, the per-object schema validation is skipped;
+    def create(self, obj: Obj, *, donate: bool = False, template: ValidatedSpec | None = None) -> Obj:
+        """POST. Two options for the cluster's own emulated controllers, which build objects from parts
+        the server already stored (see :class:`~fakecluster.controllers.job.pods.PodFactory`); neither
+        skips a check:
+
         - ``donate``: the caller hands ``obj`` over and never touches it again, and nobody changes what
           it shares with other objects; if the kind's strategy and hooks copy on write, the server
-          copies only the object and its metadata instead of deep-copying it.
+          copies only the object and its metadata instead of deep-copying it;
+        - ``template``: ``obj["spec"]`` was built from that validated spec; the schema check then
+          validates, besides everything outside the spec, only the spec fields that are not the very
+          values the template holds (see :meth:`ResourceType.schema_errors`).
 
         Everything else (names, owner references, strategy validation, admission) runs as always."""
+        if self.snapshots is not None:
+            self.snapshots.verify()
+        if template is not None and (template._issuer is not self or template.kind != obj.get("kind")):
+            raise errors.BadRequest("the spec template was not validated by this server for this kind")
         kind = obj.get("kind")
         if not isinstance(kind, str):
             raise errors.BadRequest("Object 'Kind' is missing in the request body")
@@ -357,8 +404,8 @@ class ApiServer:
         obj = self._admit("CREATE", kind, obj, None, mutate=True)
         meta = obj["metadata"]
         errs = self._meta_errors(meta, rtype)
-        vouched = schema_valid and all(h.keeps_schema_valid for h in hooks)
-        errs += ([] if vouched else rtype.schema_errors(obj)) or _owner_reference_errors(meta)
+        spec_template = template.spec if template is not None else None
+        errs += rtype.schema_errors(obj, spec_template=spec_template) or _owner_reference_errors(meta)
         if errs:
             raise self._invalid(rtype, obj, errs)
         key = (meta.get("namespace", ""), meta["name"])
@@ -388,6 +435,8 @@ class ApiServer:
         if rtype.stored_valid:
             self._valid_specs[(kind, key)] = obj.get("spec")
         self._notify("ADDED", kind, obj, None)
+        if self.snapshots is not None:
+            self.snapshots.handed(obj)
         return obj
 
     def _generate_name(self, prefix: str) -> str:
@@ -427,6 +476,8 @@ class ApiServer:
         ``donate``: the caller hands its status over and never touches it again (the kubelet builds a
         fresh status per write), so the store keeps it as is instead of copying it.
         """
+        if self.snapshots is not None:
+            self.snapshots.verify()
         kind = obj.get("kind")
         if not isinstance(kind, str):
             raise errors.BadRequest("Object 'Kind' is missing in the request body")
@@ -533,6 +584,8 @@ class ApiServer:
         else:
             unchanged = new == old
         if unchanged:
+            if self.snapshots is not None:
+                self.snapshots.handed(old)
             return old  # no-op: no new revision, no watch event
         if subresource != "status" and self._generation_changed(rtype, new, old):
             new["metadata"]["generation"] = old["metadata"].get("generation", 0) + 1
@@ -588,6 +641,8 @@ class ApiServer:
         preconditions: Obj | None = None,
     ) -> Obj | None:
         """DELETE. Returns the object if it still exists (being finalized or terminating), else None."""
+        if self.snapshots is not None:
+            self.snapshots.verify()
         rtype = self.resource(kind)
         key = (namespace if rtype.namespaced else "", name)
         old = self._objects[kind].get(key)
@@ -666,6 +721,8 @@ class ApiServer:
     def bind(self, namespace: str, name: str, node_name: str) -> Obj:
         """pods/binding: set ``spec.nodeName`` and ``PodScheduled=True`` in one revision, as the binding
         REST handler does; binding an already bound pod is a Conflict."""
+        if self.snapshots is not None:
+            self.snapshots.verify()
         old = self.get("Pod", namespace, name)
         if old["spec"].get("nodeName"):
             raise errors.Conflict(
@@ -708,6 +765,8 @@ class ApiServer:
     # ------------------------------------------------------------------ storage + indexes
     def _store(self, kind: str, key: Key, obj: Obj, old: Obj | None) -> None:
         self._objects[kind][key] = obj
+        if self.snapshots is not None:
+            self.snapshots.stored(obj)
         meta = obj["metadata"]
         if old is None:
             self._by_uid[meta["uid"]] = (kind, key)
@@ -758,5 +817,7 @@ class ApiServer:
             deleted = dict(obj)
             deleted["metadata"] = dict(obj["metadata"])
             deleted["metadata"]["resourceVersion"] = self._next_rv()
+        if self.snapshots is not None:
+            self.snapshots.stored(deleted)
         self._notify("DELETED", kind, deleted, stored)
         return deleted

@@ -28,16 +28,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from fakecluster.api import errors
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
 from fakecluster.apiserver.server import ApiServer
-from fakecluster.client import ForwardingClient
-
-if TYPE_CHECKING:
-    from fakecluster.client import Client
+from fakecluster.client.forwarding import ForwardingClient
+from fakecluster.client.internal import InternalClient
 
 CONTROLLER_USERS: tuple[str, ...] = ("jobset-controller", "job-controller")
 """Client users (``Cluster.client(user)``) whose writes get injected Conflicts: the JobSet controller
@@ -70,7 +67,7 @@ class ConflictInjectingClient(ForwardingClient):
 
     def __init__(
         self,
-        inner: Client,
+        inner: InternalClient,
         server: ApiServer,
         *,
         user: str,
@@ -104,23 +101,20 @@ class ConflictInjectingClient(ForwardingClient):
         raise errors.Conflict(rtype.plural, rtype.group, str(name))
 
     # ------------------------------------------------------------------ faulted writes
-    def update(self, obj: Obj, *, readonly: bool = False) -> Obj:
+    def update(self, obj: Obj) -> Obj:
         self._maybe_conflict("update", obj.get("kind"), (obj.get("metadata") or {}).get("name", ""))
-        return self.inner.update(obj, readonly=readonly)
+        return self.inner.update(obj)
 
-    def update_status(self, obj: Obj, *, readonly: bool = False, donate: bool = False) -> Obj:
+    def update_status(self, obj: Obj) -> Obj:
         self._maybe_conflict("update_status", obj.get("kind"), (obj.get("metadata") or {}).get("name", ""))
-        return self.inner.update_status(obj, readonly=readonly, donate=donate)
+        return self.inner.update_status(obj)
+
+    def update_status_donated(self, obj: Obj) -> Obj:
+        self._maybe_conflict("update_status", obj.get("kind"), (obj.get("metadata") or {}).get("name", ""))
+        return self.inner.update_status_donated(obj)
 
     def patch(
-        self,
-        kind: str,
-        namespace: str,
-        name: str,
-        patch: Obj,
-        *,
-        subresource: str | None = None,
-        readonly: bool = False,
+        self, kind: str, namespace: str, name: str, patch: Obj, *, subresource: str | None = None
     ) -> Obj:
         self._maybe_conflict("patch", kind, name)
-        return self.inner.patch(kind, namespace, name, patch, subresource=subresource, readonly=readonly)
+        return self.inner.patch(kind, namespace, name, patch, subresource=subresource)

@@ -2,25 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.server import WatchEvent
-from fakecluster.client.protocol import Client, SelectorLike
+from fakecluster.client.internal import InternalClient, ValidatedSpec
+from fakecluster.client.protocol import ObjList, SelectorLike, WatchHandler
 
 
 class ForwardingClient:
-    """A :class:`Client` that passes every call to ``inner``.
+    """An :class:`~fakecluster.client.internal.InternalClient` that passes every call to ``inner``.
 
-    Fault and cache wrappers (``faults.py``, ``informer.py``) subclass it and override only the calls
+    Fault and cache wrappers (``conflicts.py``, ``informer.py``) subclass it and override only the calls
     they change, so a new client verb is forwarded everywhere by adding it here once.
     """
 
-    def __init__(self, inner: Client) -> None:
+    def __init__(self, inner: InternalClient) -> None:
         self.inner = inner
 
-    def get(self, kind: str, namespace: str, name: str, *, readonly: bool = False) -> Obj:
-        return self.inner.get(kind, namespace, name, readonly=readonly)
+    def get(self, kind: str, namespace: str, name: str) -> Obj:
+        return self.inner.get(kind, namespace, name)
 
     def list(
         self,
@@ -29,32 +27,22 @@ class ForwardingClient:
         *,
         labels: SelectorLike = None,
         owner_uid: str | None = None,
-        readonly: bool = False,
-    ) -> list[Obj]:
-        return self.inner.list(kind, namespace, labels=labels, owner_uid=owner_uid, readonly=readonly)
+    ) -> ObjList:
+        return self.inner.list(kind, namespace, labels=labels, owner_uid=owner_uid)
 
-    def create(
-        self, obj: Obj, *, readonly: bool = False, schema_valid: bool = False, donate: bool = False
-    ) -> Obj:
-        return self.inner.create(obj, readonly=readonly, schema_valid=schema_valid, donate=donate)
+    def create(self, obj: Obj) -> Obj:
+        return self.inner.create(obj)
 
-    def update(self, obj: Obj, *, readonly: bool = False) -> Obj:
-        return self.inner.update(obj, readonly=readonly)
+    def update(self, obj: Obj) -> Obj:
+        return self.inner.update(obj)
 
-    def update_status(self, obj: Obj, *, readonly: bool = False, donate: bool = False) -> Obj:
-        return self.inner.update_status(obj, readonly=readonly, donate=donate)
+    def update_status(self, obj: Obj) -> Obj:
+        return self.inner.update_status(obj)
 
     def patch(
-        self,
-        kind: str,
-        namespace: str,
-        name: str,
-        patch: Obj,
-        *,
-        subresource: str | None = None,
-        readonly: bool = False,
+        self, kind: str, namespace: str, name: str, patch: Obj, *, subresource: str | None = None
     ) -> Obj:
-        return self.inner.patch(kind, namespace, name, patch, subresource=subresource, readonly=readonly)
+        return self.inner.patch(kind, namespace, name, patch, subresource=subresource)
 
     def delete(
         self,
@@ -81,8 +69,17 @@ class ForwardingClient:
     def evict(self, namespace: str, name: str, *, grace_period_seconds: int | None = None) -> None:
         self.inner.evict(namespace, name, grace_period_seconds=grace_period_seconds)
 
-    def watch(self, kind: str | None, handler: Callable[[WatchEvent], None]) -> None:
+    def watch(self, kind: str | None, handler: WatchHandler) -> None:
         self.inner.watch(kind, handler)
+
+    def update_status_donated(self, obj: Obj) -> Obj:
+        return self.inner.update_status_donated(obj)
+
+    def validated_spec(self, kind: str, spec: Obj) -> ValidatedSpec:
+        return self.inner.validated_spec(kind, spec)
+
+    def create_donated(self, obj: Obj, *, template: ValidatedSpec | None = None) -> Obj:
+        return self.inner.create_donated(obj, template=template)
 
     def stop(self) -> None:
         """Forward a process stop to the wrapped client (an informer, if any)."""

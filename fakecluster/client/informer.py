@@ -15,7 +15,7 @@ little kinder than client-go, whose per-kind informers can be mutually out of st
 emulated Job controller's status bookkeeping, which relies on pods and Jobs agreeing, meaningful.
 
 :class:`InformerClient` is the :class:`~fakecluster.client.Client` a controller gets: ``get``/``list``
-come from the cache (shared read-only snapshots with ``readonly=True``, private copies otherwise),
+come from the cache (shared read-only snapshots, like everything a client returns),
 ``watch`` registers a handler on the informer, and every write goes straight to the server, so a write
 based on a stale read gets the server's real 409 Conflict. Each process owns its informer: a restarted
 controller starts a new one (an initial List of the store as it is now) and :meth:`Informer.stop`
@@ -29,13 +29,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from fakecluster.api import errors
-from fakecluster.api.objects import Obj, clone
+from fakecluster.api.objects import Obj
 from fakecluster.api.selectors import as_selector
-from fakecluster.apiserver.server import ApiServer, WatchEvent
-from fakecluster.client import ForwardingClient
+from fakecluster.api.watch import WatchEvent
+from fakecluster.apiserver.server import ApiServer
+from fakecluster.client.forwarding import ForwardingClient
+from fakecluster.client.internal import InternalClient
+from fakecluster.client.protocol import ObjList, SelectorLike
 
 if TYPE_CHECKING:
-    from fakecluster.client import Client, SelectorLike
     from fakecluster.clock import Clock, Timer
 
 Key = tuple[str, str]
@@ -163,13 +165,16 @@ class Informer:
 class InformerClient(ForwardingClient):
     """A controller's client: reads and watches through an :class:`Informer`, writes to the server."""
 
-    def __init__(self, inner: Client, informer: Informer) -> None:
+    def __init__(self, inner: InternalClient, informer: Informer) -> None:
         super().__init__(inner)
         self.informer = informer
 
-    def get(self, kind: str, namespace: str, name: str, *, readonly: bool = False) -> Obj:
+    def get(self, kind: str, namespace: str, name: str) -> Obj:
         obj = self.informer.get(kind, namespace, name)
-        return obj if readonly else clone(obj)
+        guard = self.informer.server.snapshots
+        if guard is not None:
+            guard.handed(obj)
+        return obj
 
     def list(
         self,
@@ -178,10 +183,13 @@ class InformerClient(ForwardingClient):
         *,
         labels: SelectorLike = None,
         owner_uid: str | None = None,
-        readonly: bool = False,
-    ) -> list[Obj]:
+    ) -> ObjList:
         items = self.informer.list(kind, namespace, labels, owner_uid)
-        return items if readonly else [clone(o) for o in items]
+        guard = self.informer.server.snapshots
+        if guard is not None:
+            for obj in items:
+                guard.handed(obj)
+        return items
 
     def watch(self, kind: str | None, handler: Handler) -> None:
         """Handlers run when the *cache* changes, ``lag`` after the server did."""

@@ -1,24 +1,23 @@
-"""The in-process :class:`~fakecluster.client.protocol.Client`: every call goes straight to the API server."""
+"""The in-process client: every call goes straight to the API server."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from fakecluster.api.objects import Obj, clone
-from fakecluster.apiserver.server import ApiServer, WatchEvent
-from fakecluster.client.protocol import SelectorLike
+from fakecluster.api.objects import Obj
+from fakecluster.apiserver.server import ApiServer, ValidatedSpec
+from fakecluster.client.protocol import ObjList, SelectorLike, WatchHandler
 
 
 class LocalClient:
-    """:class:`Client` backed by an in-process :class:`ApiServer`."""
+    """:class:`~fakecluster.client.internal.InternalClient` (hence :class:`~fakecluster.client.protocol.
+    Client`) backed by an in-process :class:`ApiServer`. What it returns is the store's own objects: read-only
+    snapshots (the server's snapshot guard, when on, proves no caller changes one)."""
 
     def __init__(self, server: ApiServer, user: str = "admin") -> None:
         self.server = server
         self.user = user
 
-    def get(self, kind: str, namespace: str, name: str, *, readonly: bool = False) -> Obj:
-        obj = self.server.get(kind, namespace, name)
-        return obj if readonly else clone(obj)
+    def get(self, kind: str, namespace: str, name: str) -> Obj:
+        return self.server.get(kind, namespace, name)
 
     def list(
         self,
@@ -27,39 +26,22 @@ class LocalClient:
         *,
         labels: SelectorLike = None,
         owner_uid: str | None = None,
-        readonly: bool = False,
-    ) -> list[Obj]:
-        items = self.server.list(kind, namespace, labels, owner_uid)
-        return items if readonly else [clone(o) for o in items]
+    ) -> ObjList:
+        return self.server.list(kind, namespace, labels, owner_uid)
 
-    def create(
-        self, obj: Obj, *, readonly: bool = False, schema_valid: bool = False, donate: bool = False
-    ) -> Obj:
-        """``schema_valid``, ``donate``: see :meth:`ApiServer.create` (the cluster's own controllers)."""
-        stored = self.server.create(obj, schema_valid=schema_valid, donate=donate)
-        return stored if readonly else clone(stored)
+    def create(self, obj: Obj) -> Obj:
+        return self.server.create(obj)
 
-    def update(self, obj: Obj, *, readonly: bool = False) -> Obj:
-        stored = self.server.update(obj)
-        return stored if readonly else clone(stored)
+    def update(self, obj: Obj) -> Obj:
+        return self.server.update(obj)
 
-    def update_status(self, obj: Obj, *, readonly: bool = False, donate: bool = False) -> Obj:
-        """``donate=True``: the caller never touches ``obj['status']`` again, so it is stored uncopied."""
-        stored = self.server.update(obj, subresource="status", donate=donate)
-        return stored if readonly else clone(stored)
+    def update_status(self, obj: Obj) -> Obj:
+        return self.server.update(obj, subresource="status")
 
     def patch(
-        self,
-        kind: str,
-        namespace: str,
-        name: str,
-        patch: Obj,
-        *,
-        subresource: str | None = None,
-        readonly: bool = False,
+        self, kind: str, namespace: str, name: str, patch: Obj, *, subresource: str | None = None
     ) -> Obj:
-        stored = self.server.patch(kind, namespace, name, patch, subresource=subresource)
-        return stored if readonly else clone(stored)
+        return self.server.patch(kind, namespace, name, patch, subresource=subresource)
 
     def delete(
         self,
@@ -89,5 +71,15 @@ class LocalClient:
         gracefully (no PodDisruptionBudgets here, so an eviction is never refused)."""
         self.server.evict(namespace, name, grace_period_seconds=grace_period_seconds)
 
-    def watch(self, kind: str | None, handler: Callable[[WatchEvent], None]) -> None:
+    def watch(self, kind: str | None, handler: WatchHandler) -> None:
         self.server.watch(kind, handler)
+
+    # ------------------------------------------------------------------ InternalClient
+    def update_status_donated(self, obj: Obj) -> Obj:
+        return self.server.update(obj, subresource="status", donate=True)
+
+    def validated_spec(self, kind: str, spec: Obj) -> ValidatedSpec:
+        return self.server.validated_spec(kind, spec)
+
+    def create_donated(self, obj: Obj, *, template: ValidatedSpec | None = None) -> Obj:
+        return self.server.create(obj, donate=True, template=template)

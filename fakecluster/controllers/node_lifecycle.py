@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 
 from fakecluster.api.errors import ApiError, NotFound
 from fakecluster.api.objects import Obj, get_condition, update_pod_condition
-from fakecluster.apiserver.server import WatchEvent
+from fakecluster.api.watch import WatchEvent
 from fakecluster.clock import Timer
 from fakecluster.controllers.taint_eviction import PodNodeIndex, TaintEvictionController
 from fakecluster.runtime import Controller
@@ -141,14 +141,14 @@ class NodeLifecycleController:
         self.taint_eviction = TaintEvictionController(cluster, self._pods)
         self.monitor = Controller(self._clock, COMPONENT, self._monitor_node)
         self.no_schedule = Controller(self._clock, f"{COMPONENT}/no-schedule", self._no_schedule_pass)
-        for node in self._client.list("Node", readonly=True):
+        for node in self._client.list("Node"):
             self._on_node(WatchEvent("ADDED", "Node", node, None))
         self._client.watch("Node", self._on_node)
 
     # ------------------------------------------------------------------ public
     def fail_node(self, name: str) -> None:
         """The node's kubelet stops now (NotFound if there is no such node); see the module docstring."""
-        self._client.get("Node", "", name, readonly=True)
+        self._client.get("Node", "", name)
         if name in self._failed:
             return
         self._cluster.kubelet.stop_node(name)
@@ -159,7 +159,7 @@ class NodeLifecycleController:
         """The kubelet comes back: it resumes its pods and posts ``Ready=True``; the NoSchedule taint goes at
         once, the NoExecute one at the next monitor pass (``markNodeAsReachable``), which also cancels the
         pods' pending taint evictions."""
-        node = self._client.get("Node", "", name, readonly=True)
+        node = self._client.get("Node", "", name)
         if self._failed.pop(name, None) is None:
             return
         timer = self._detect.pop(name, None)
@@ -178,7 +178,7 @@ class NodeLifecycleController:
             changed = True
         if changed:
             status["conditions"] = conditions
-            self._client.update_status({**node, "status": status}, readonly=True)
+            self._client.update_status({**node, "status": status})
 
     # ------------------------------------------------------------------ watch
     def _on_node(self, event: WatchEvent) -> None:
@@ -243,7 +243,7 @@ class NodeLifecycleController:
                 cond.update(status="Unknown", reason="NodeStatusUnknown",
                             message="Kubelet stopped posting node status.", lastTransitionTime=now)
         status["conditions"] = conditions
-        return self._client.update_status({**node, "status": status}, readonly=True)
+        return self._client.update_status({**node, "status": status})
 
     def _mark_pods_not_ready(self, node_name: str) -> None:
         """``MarkPodsNotReady`` (``pkg/controller/util/node/controller_utils.go``): each pod's ``Ready``
@@ -251,7 +251,7 @@ class NodeLifecycleController:
         now = self._clock.timestamp()
         for namespace, name in self._pods.pods_on(node_name):
             try:
-                pod = self._client.get("Pod", namespace, name, readonly=True)
+                pod = self._client.get("Pod", namespace, name)
             except ApiError:
                 continue
             ready = get_condition(pod, "Ready")
@@ -260,7 +260,7 @@ class NodeLifecycleController:
             status = dict(pod.get("status") or {})
             if update_pod_condition(status, {**ready, "status": "False"}, now):
                 with contextlib.suppress(NotFound):
-                    self._client.update_status({**pod, "status": status}, readonly=True)
+                    self._client.update_status({**pod, "status": status})
 
     def _process_taint_based_eviction(self, node: Obj, observed: str) -> None:
         """``processTaintBaseEviction``: queue an unhealthy node for its NoExecute taint (or swap the
@@ -373,7 +373,7 @@ class NodeLifecycleController:
         ``spec.unschedulable``."""
         name = str(key)
         try:
-            node = self._client.get("Node", "", name, readonly=True)
+            node = self._client.get("Node", "", name)
         except ApiError:
             return
         wanted = []
@@ -395,7 +395,7 @@ class NodeLifecycleController:
         """``SwapNodeControllerTaint``: add (replacing a taint of the same key and effect, stamped with
         ``timeAdded``) and remove taints, in one update of the node."""
         try:
-            node = self._client.get("Node", "", name, readonly=True)
+            node = self._client.get("Node", "", name)
         except ApiError:
             return
         spec = dict(node.get("spec") or {})
@@ -414,7 +414,7 @@ class NodeLifecycleController:
         else:
             spec.pop("taints", None)
         if spec != node.get("spec"):
-            self._client.update({**node, "spec": spec}, readonly=True)
+            self._client.update({**node, "spec": spec})
 
 
 def _has_controller_no_execute_taint(node: Obj) -> bool:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from fakecluster.api.errors import ApiError, NotFound
 from fakecluster.api.objects import Obj, disruption_target, update_pod_condition
-from fakecluster.apiserver.server import WatchEvent
+from fakecluster.api.watch import WatchEvent
 from fakecluster.clock import Timer
 
 if TYPE_CHECKING:
@@ -78,9 +78,9 @@ class PodGC:
         self._timer: Timer | None = None
         self.passes = 0
         self.errors: list[str] = []
-        for node in self._client.list("Node", readonly=True):
+        for node in self._client.list("Node"):
             self._nodes[node["metadata"]["name"]] = node
-        for pod in self._client.list("Pod", readonly=True):
+        for pod in self._client.list("Pod"):
             self._on_pod(WatchEvent("ADDED", "Pod", pod, None))
         self._client.watch("Node", self._on_node)
         self._client.watch("Pod", self._on_pod)
@@ -168,7 +168,7 @@ class PodGC:
     def _node_exists(self, name: str) -> bool:
         """``checkIfNodeExists``: ask the API server, not the cache."""
         try:
-            self._client.get("Node", "", name, readonly=True)
+            self._client.get("Node", "", name)
         except ApiError:
             return False
         return True
@@ -177,7 +177,7 @@ class PodGC:
         """``markFailedAndDeletePodWithCondition``."""
         namespace, name = key
         try:
-            pod = self._client.get("Pod", namespace, name, readonly=True)
+            pod = self._client.get("Pod", namespace, name)
             if pod["metadata"]["uid"] != uid:
                 return
             status = pod.get("status") or {}
@@ -185,7 +185,7 @@ class PodGC:
                 status = dict(status, phase="Failed")
                 if condition is not None:
                     update_pod_condition(status, condition, self._clock.timestamp())
-                self._client.update_status({**pod, "status": status}, readonly=True)
+                self._client.update_status({**pod, "status": status})
             self._handled[uid] = None  # before the delete: its DELETED event forgets the uid
             self._client.delete("Pod", namespace, name, grace_period_seconds=0, preconditions={"uid": uid})
         except NotFound:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from fakecluster.api.errors import ApiError, NotFound
 from fakecluster.api.objects import Obj, disruption_target, update_pod_condition
-from fakecluster.apiserver.server import WatchEvent
+from fakecluster.api.watch import WatchEvent
 from fakecluster.clock import Timer
 from fakecluster.runtime import Controller
 
@@ -49,7 +49,7 @@ class PodNodeIndex:
 
     def __init__(self, client: Client) -> None:
         self._by_node: dict[str, dict[PodKey, None]] = {}
-        for pod in client.list("Pod", readonly=True):
+        for pod in client.list("Pod"):
             self._on_pod(WatchEvent("ADDED", "Pod", pod, None))
         client.watch("Pod", self._on_pod)
 
@@ -139,7 +139,7 @@ class TaintEvictionController:
         self._work: dict[PodKey, _Work] = {}
         self.errors: list[str] = []
         self.controller = Controller(self._clock, COMPONENT, self._handle)
-        for node in self._client.list("Node", readonly=True):
+        for node in self._client.list("Node"):
             if no_execute_taints(node):
                 self.controller.enqueue(("Node", node["metadata"]["name"]))
         self._client.watch("Node", self._on_node)
@@ -183,7 +183,7 @@ class TaintEvictionController:
     def _handle_node(self, name: str) -> None:
         """``handleNodeUpdate``."""
         try:
-            node = self._client.get("Node", "", name, readonly=True)
+            node = self._client.get("Node", "", name)
         except NotFound:
             self._tainted.pop(name, None)  # scheduled evictions of its pods stay, as upstream
             return
@@ -200,7 +200,7 @@ class TaintEvictionController:
         now = self._clock.now
         for key in pods:
             try:
-                pod = self._client.get("Pod", key[0], key[1], readonly=True)
+                pod = self._client.get("Pod", key[0], key[1])
             except ApiError:
                 continue
             self._process_pod_on_node(key, pod["spec"].get("tolerations") or [], taints, now)
@@ -209,7 +209,7 @@ class TaintEvictionController:
         """``handlePodUpdate``."""
         key = (namespace, name)
         try:
-            pod = self._client.get("Pod", namespace, name, readonly=True)
+            pod = self._client.get("Pod", namespace, name)
         except NotFound:
             self._cancel(key)
             return
@@ -260,13 +260,13 @@ class TaintEvictionController:
             work.timer = None
         namespace, name = key
         try:
-            pod = self._client.get("Pod", namespace, name, readonly=True)
+            pod = self._client.get("Pod", namespace, name)
             status = dict(pod.get("status") or {})
             condition = disruption_target(TAINT_MANAGER_REASON, TAINT_MANAGER_MESSAGE)
             if update_pod_condition(status, condition, self._clock.timestamp()):
                 update = dict(pod)
                 update["status"] = status
-                self._client.update_status(update, readonly=True)
+                self._client.update_status(update)
             self._client.delete("Pod", namespace, name)
         except NotFound:
             pass

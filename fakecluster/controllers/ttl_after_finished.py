@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from fakecluster.api.errors import NotFound
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.server import WatchEvent
+from fakecluster.api.watch import WatchEvent
 from fakecluster.clock import parse_rfc3339
 from fakecluster.controllers.job.status import COMPLETE, FAILED, is_finished
 from fakecluster.runtime import Controller
@@ -100,6 +100,6 @@ class TTLAfterFinishedController:
 
     def _get(self, namespace: str, name: str) -> Obj | None:
         try:
-            return self._client.get("Job", namespace, name, readonly=True)
+            return self._client.get("Job", namespace, name)
         except NotFound:
             return None

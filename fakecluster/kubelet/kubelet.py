@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.server import WatchEvent
+from fakecluster.api.watch import WatchEvent
 from fakecluster.clock import Timer, rfc3339
 from fakecluster.kubelet.commands import command_outcome
 from fakecluster.kubelet.pod_worker import (
@@ -164,7 +164,7 @@ class Kubelet:
             self._admit(worker)
             return
         try:
-            pod = self.client.get("Pod", worker.namespace, worker.name, readonly=True)
+            pod = self.client.get("Pod", worker.namespace, worker.name)
         except ApiError:
             return
         if pod["metadata"].get("deletionTimestamp") is not None:
@@ -246,7 +246,7 @@ class Kubelet:
     def _sync(self, worker: PodWorker) -> None:
         """The status manager: write ``build_status`` if it differs from the stored status."""
         try:
-            pod = self.client.get("Pod", worker.namespace, worker.name, readonly=True)
+            pod = self.client.get("Pod", worker.namespace, worker.name)
         except ApiError:
             return
         if pod["metadata"]["uid"] != worker.uid:
@@ -258,8 +258,8 @@ class Kubelet:
         update["status"] = status
         try:
             # The hottest write path of the cluster: the status is built fresh for this write and never
-            # touched again (donated, not copied), and the stored result is not read back (readonly).
-            self.client.update_status(update, readonly=True, donate=True)
+            # touched again, so it is handed over (donated) instead of being copied by the server.
+            self.client.update_status_donated(update)
         except ApiError as err:
             self._record(err)
             return
@@ -281,8 +281,8 @@ class Kubelet:
     def _admit(self, worker: PodWorker) -> None:
         """``HandlePodAdditions`` + sandbox creation: IPs, start time, containers waiting to be created."""
         try:
-            pod = self.client.get("Pod", worker.namespace, worker.name, readonly=True)
-            self.client.get("Node", "", worker.node, readonly=True)
+            pod = self.client.get("Pod", worker.namespace, worker.name)
+            self.client.get("Node", "", worker.node)
         except ApiError:
             worker.done = True  # gone already, or bound to a node that has no kubelet
             return
@@ -453,7 +453,7 @@ class Kubelet:
         if worker.terminal:
             return
         try:
-            pod = self.client.get("Pod", worker.namespace, worker.name, readonly=True)
+            pod = self.client.get("Pod", worker.namespace, worker.name)
         except ApiError:
             return
         grace = pod["metadata"].get("deletionGracePeriodSeconds")

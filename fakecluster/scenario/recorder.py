@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Callable
 
 from fakecluster.api.objects import Obj, condition_true
-from fakecluster.apiserver.server import WatchEvent
+from fakecluster.api.watch import WatchEvent
 from fakecluster.cluster import Cluster
 from fakecluster.scenario.trace import TraceEvent
 from fakecluster.workload_plugin import Slot, WorkloadPlugin

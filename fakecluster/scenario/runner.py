@@ -248,7 +248,7 @@ class ScenarioRun:
         expects_rejection = any(e.kind == "rejected" for e in self.scenario.expect)
         for i, manifest in enumerate(self.manifests):
             try:
-                created = self.client.create(manifest, readonly=True)
+                created = self.client.create(manifest)
             except ApiError as err:
                 if not expects_rejection:
                     raise self._rejected(i, err) from None

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.server import WatchEvent
+from fakecluster.api.watch import WatchEvent
 from fakecluster.runtime import Controller
 from fakecluster.scheduler.filters import (
     DEFAULT_SCHEDULER,
@@ -96,7 +96,7 @@ class Scheduler:
         self._flush_pending = False
         self.controller = Controller(self.clock, "scheduler", self._schedule_one,
                                      latency=cluster.config.scheduler_latency)
-        for node in self.client.list("Node", readonly=True):
+        for node in self.client.list("Node"):
             self._nodes[node["metadata"]["name"]] = NodeInfo.from_node(node)
         self.client.watch("Node", self._on_node)
         self.client.watch("Pod", self._on_pod)
@@ -249,7 +249,7 @@ class Scheduler:
         if queued is None:
             return
         try:
-            pod = self.client.get("Pod", namespace, name, readonly=True)
+            pod = self.client.get("Pod", namespace, name)
         except ApiError:
             return
         spec = pod["spec"]
@@ -299,4 +299,4 @@ class Scheduler:
         new_status["conditions"] = [c for c in conditions if c.get("type") != "PodScheduled"] + [condition]
         update = dict(pod)
         update["status"] = new_status
-        self.client.update_status(update, readonly=True)
+        self.client.update_status(update)

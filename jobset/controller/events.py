@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from fakecluster.api.errors import AlreadyExists, ApiError
 from fakecluster.api.objects import Obj
-from fakecluster.client import Client
+from fakecluster.client.protocol import Client
 from fakecluster.clock import EPOCH, Clock
 
 EVENT_TYPE_NORMAL = "Normal"

@@ -15,9 +15,9 @@ from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
 from fakecluster.api.errors import ApiError, NotFound
-from fakecluster.api.objects import Obj, controller_of, owner_reference
-from fakecluster.apiserver.server import WatchEvent
-from fakecluster.client import Client
+from fakecluster.api.objects import Obj, clone, controller_of, owner_reference
+from fakecluster.api.watch import WatchEvent
+from fakecluster.client.protocol import Client
 from fakecluster.clock import Clock
 from fakecluster.runtime import Controller
 from jobset import features
@@ -85,7 +85,7 @@ class JobSetController:
         client.watch(api.KIND, self._on_jobset)
         client.watch("Job", self._on_owned)
         client.watch("Service", self._on_owned)
-        for js in client.list(api.KIND, readonly=True):
+        for js in client.list(api.KIND):
             self.controller.enqueue((js["metadata"].get("namespace", ""), js["metadata"]["name"]))
 
     def _gate(self, name: str) -> bool:
@@ -127,7 +127,9 @@ class JobSetController:
         """``Reconcile``: returns the requeue-after seconds (TTL only) or None; errors propagate."""
         namespace, name = key  # type: ignore[misc]
         try:
-            js = self.client.get(api.KIND, namespace, name)
+            # A private copy, as controller-runtime's cached Get deep-copies into the caller's struct:
+            # the reconcile fills in the status it writes back.
+            js = clone(self.client.get(api.KIND, namespace, name))
         except NotFound:
             return None
         if jobset_marked_for_deletion(js):
@@ -180,7 +182,7 @@ class JobSetController:
         JobSet's UID with the JobSet apiVersion and kind. Sorted by name, as the server lists them."""
         uid = js["metadata"]["uid"]
         jobs = []
-        for job in self.client.list("Job", js["metadata"].get("namespace", ""), owner_uid=uid, readonly=True):
+        for job in self.client.list("Job", js["metadata"].get("namespace", ""), owner_uid=uid):
             ref = controller_of(job)
             if (
                 ref is not None

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from fakecluster.api.errors import ApiError, NotFound
 from fakecluster.api.objects import Obj, owner_reference
-from fakecluster.client import Client
+from fakecluster.client.protocol import Client
 from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.events import EVENT_TYPE_WARNING
 from jobset.controller.spec import dns_hostnames_enabled, get_subdomain, spec_of
@@ -48,7 +48,7 @@ def create_headless_svc_if_necessary(client: Client, recorder: EventRecorder, js
     if not dns_hostnames_enabled(js):
         return
     try:
-        client.get("Service", js["metadata"].get("namespace", ""), get_subdomain(js), readonly=True)
+        client.get("Service", js["metadata"].get("namespace", ""), get_subdomain(js))
         return
     except NotFound:
         pass

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakecluster.api.objects import Obj, clone
-from fakecluster.client import Client
+from fakecluster.client.protocol import Client
 from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.conditions import (
     StatusUpdate,
@@ -85,7 +85,7 @@ def resume_job(client: Client, job: Obj, templates: dict[str, Obj]) -> None:
     job = clone(job)
     if (job.get("status") or {}).get("startTime") is not None:
         del job["status"]["startTime"]
-        job = client.update_status(job)
+        job = clone(client.update_status(job))  # the written Job, a shared snapshot: copy to change it
     rjob_name = labels_of(job).get(api.REPLICATED_JOB_NAME_KEY, "")
     if rjob_name:
         template = templates.get(rjob_name) or {}

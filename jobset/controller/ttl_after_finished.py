@@ -9,7 +9,7 @@ reconcile asks to be requeued for the remaining time.
 from __future__ import annotations
 
 from fakecluster.api.objects import Obj
-from fakecluster.client import Client
+from fakecluster.client.protocol import Client
 from fakecluster.clock import Clock, parse_rfc3339
 from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.errors import ReconcileError

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from fakecluster.api.errors import AlreadyExists, ApiError
 from fakecluster.api.objects import Obj, clone, owner_reference
-from fakecluster.client import Client
+from fakecluster.client.protocol import Client
 from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.errors import ReconcileError, join_errors
 from jobset.controller.events import EVENT_TYPE_WARNING

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from fakecluster.api.errors import AlreadyExists, ApiError, NotFound
 from fakecluster.api.objects import Obj, controller_of
-from fakecluster.apiserver.server import WatchEvent
+from fakecluster.api.watch import WatchEvent
 from fakecluster.clock import EPOCH, parse_rfc3339
 from fakecluster.controllers.job.expectations import PodExpectations
 from fakecluster.controllers.job.pod_control import remove_tracking_finalizer
@@ -114,7 +114,7 @@ class JobController:
         """``syncOrphanPod``: remove the tracking finalizer unless a live, unfinished batch/v1 Job (or an
         externally managed one) still controls the pod."""
         try:
-            pod = self._client.get("Pod", namespace, name, readonly=True)
+            pod = self._client.get("Pod", namespace, name)
         except NotFound:
             return
         if not has_tracking_finalizer(pod):
@@ -225,7 +225,7 @@ class JobController:
         finalizer to the orphan worker."""
         meta = job["metadata"]
         namespace = meta.get("namespace", "")
-        for pod in self._client.list("Pod", namespace, owner_uid=meta["uid"], readonly=True):
+        for pod in self._client.list("Pod", namespace, owner_uid=meta["uid"]):
             if has_tracking_finalizer(pod):
                 ref = controller_of(pod)
                 if ref is not None and ref.get("uid") == meta["uid"]:
@@ -234,7 +234,7 @@ class JobController:
     # ------------------------------------------------------------------ helpers
     def _get_job(self, namespace: str, name: str) -> Obj | None:
         try:
-            return self._client.get("Job", namespace, name, readonly=True)
+            return self._client.get("Job", namespace, name)
         except NotFound:
             return None
 

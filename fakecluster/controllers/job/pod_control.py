@@ -22,21 +22,21 @@ from fakecluster.controllers.job.pods import (
 )
 
 if TYPE_CHECKING:
-    from fakecluster.client import LocalClient
+    from fakecluster.client.internal import InternalClient
     from fakecluster.controllers.job.expectations import PodExpectations
 
 SLOW_START_INITIAL_BATCH_SIZE = 1
 """``controller.SlowStartInitialBatchSize``."""
 
 
-def remove_tracking_finalizer(client: LocalClient, namespace: str, pod: Obj) -> None:
+def remove_tracking_finalizer(client: InternalClient, namespace: str, pod: Obj) -> None:
     """Upstream sends the strategic-merge patch ``{"metadata": {"$deleteFromPrimitiveList/finalizers":
     ["batch.kubernetes.io/job-tracking"]}}``; the fake API server speaks JSON merge patch, so the
     remaining list is computed from the live pod (the snapshot in hand may predate another finalizer
     change). A pod that is gone, replaced or already without the finalizer counts as done."""
     meta = pod["metadata"]
     try:
-        live = client.get("Pod", namespace, meta["name"], readonly=True)
+        live = client.get("Pod", namespace, meta["name"])
     except NotFound:
         return
     if live["metadata"]["uid"] != meta["uid"] or not has_tracking_finalizer(live):
@@ -44,7 +44,7 @@ def remove_tracking_finalizer(client: LocalClient, namespace: str, pod: Obj) -> 
     remaining = [f for f in live["metadata"].get("finalizers") or () if f != TRACKING_FINALIZER]
     try:
         patch = {"metadata": {"finalizers": remaining or None}}
-        client.patch("Pod", namespace, meta["name"], patch, readonly=True)
+        client.patch("Pod", namespace, meta["name"], patch)
     except NotFound:
         pass
 
@@ -52,7 +52,7 @@ def remove_tracking_finalizer(client: LocalClient, namespace: str, pod: Obj) -> 
 class PodControl:
     """Pod create/delete/patch for one Job's sync."""
 
-    def __init__(self, client: LocalClient, namespace: str, *, expectations: PodExpectations | None = None,
+    def __init__(self, client: InternalClient, namespace: str, *, expectations: PodExpectations | None = None,
                  job_name: str = "") -> None:
         self._client = client
         self._namespace = namespace
@@ -75,13 +75,14 @@ class PodControl:
         if self._expectations is not None:
             self._expectations.expect_creations(self._job_key, expected)
         batch = min(count, SLOW_START_INITIAL_BATCH_SIZE)
+        template = factory.validated_template(self._client) if count > 0 else None
         while count > 0:
             failed = False
             for _ in range(batch):
                 index = pending[position] if pending else UNKNOWN_INDEX
                 position += 1
                 try:
-                    self._client.create(factory.pod(index), readonly=True, schema_valid=True, donate=True)
+                    self._client.create_donated(factory.pod(index), template=template)
                     created += 1
                 except ApiError as err:
                     self._fail(err)

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.server import WatchEvent
+from fakecluster.api.watch import WatchEvent
 from fakecluster.controllers.job.pods import (
     TRACKING_FINALIZER,
     UNKNOWN_INDEX,

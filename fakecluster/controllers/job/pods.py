@@ -15,7 +15,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
+from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj, owner_reference
+from fakecluster.client.internal import InternalClient, ValidatedSpec
 from fakecluster.clock import parse_rfc3339
 
 TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
@@ -266,24 +268,19 @@ class PodFactory:
     The API server deep-copies what it is given on create, so the pods built here share sub-trees with
     the Job's template instead of copying them per pod.
 
-    A pod built here passes the Pod schema, so :class:`~fakecluster.controllers.job.pod_control.PodControl`
-    creates it with ``schema_valid=True`` and the API server skips validating it again:
-
-    - its spec is the template spec of a *stored* Job: validated with the Job (a Job's template is a
-      ``PodTemplateSpec``, whose spec is the same ``PodSpec`` model) and then defaulted by
-      ``default_pod_spec`` with values that model accepts (the premise of the Pod kind's
-      ``stored_valid``, held by a test); updates of a Job's template are validated too. To it come
-      ``hostname`` (a string) and, Indexed, a ``JOB_COMPLETION_INDEX`` ``EnvVar`` (a name and an opaque
-      ``valueFrom``);
-    - its metadata is the template's (the same ``ObjectMeta`` model) with ``generateName`` and
-      ``namespace`` strings, string labels and annotations added, the tracking finalizer and a complete
-      ``OwnerReference`` (the Job's apiVersion, kind, name and uid, two booleans).
-
-    ``tests/test_job_controller.py`` validates pods built from Jobs of every shape against the schema.
+    The pods' spec is validated once per factory, not per pod: :meth:`validated_template` has the API
+    server validate this factory's spec (the Job's stored template spec, plus, Indexed, the
+    ``JOB_COMPLETION_INDEX`` env) and keep a private copy of it, and the pods are built from that copy
+    and created with it as their ``template``
+    (:meth:`~fakecluster.client.internal.InternalClient.create_donated`), so the server checks each pod
+    in full except for the spec fields that are the template's own values: metadata, ``hostname``, and
+    anything an admission hook changed are still validated per pod. Should the template itself be
+    invalid, the pods are created without one and each create reports the error a real server gives.
 
     Each pod's top level, metadata, labels and annotations (Indexed) and spec (Indexed) are its own;
-    the rest is shared with the stored Job or with this factory, which never changes them after
-    ``__init__``. Nothing changes a stored object either, so the pods are created with ``donate=True``.
+    the rest is shared with the validated template or with this factory, which never changes them after
+    ``__init__``. Nothing changes a stored object either, so the pods are handed over (``create_donated``)
+    instead of being deep-copied by the server.
     """
 
     def __init__(self, job: Obj, indexed: bool,
@@ -307,8 +304,20 @@ class PodFactory:
                 if spec.get(group):
                     spec[group] = [_with_completion_index_env(c) for c in spec[group]]
         self._spec = spec
+        self._template: ValidatedSpec | None = None
         self._index_annotations = index_annotations
         """Extra annotations per completion index (``backoffLimitPerIndex``'s failure counts)."""
+
+    def validated_template(self, client: InternalClient) -> ValidatedSpec | None:
+        """The server-validated copy of this factory's pod spec, which the pods are built from from now
+        on; None (and pods built as before) if the server finds the spec invalid."""
+        if self._template is None:
+            try:
+                self._template = client.validated_spec("Pod", self._spec)
+            except ApiError:
+                return None
+            self._spec = self._template.spec
+        return self._template
 
     def pod(self, index: int = UNKNOWN_INDEX) -> Obj:
         """The pod for completion ``index`` (:data:`UNKNOWN_INDEX` for NonIndexed Jobs)."""

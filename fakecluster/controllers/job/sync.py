@@ -66,7 +66,7 @@ from fakecluster.controllers.job.status import (
 from fakecluster.controllers.job.tracking_utils import BackoffSaver, EventRecorder, StatusTracking
 
 if TYPE_CHECKING:
-    from fakecluster.client import LocalClient
+    from fakecluster.client.internal import InternalClient
     from fakecluster.controllers.job.expectations import PodExpectations
 
 MAX_POD_CREATE_DELETE_PER_SYNC = 500
@@ -77,7 +77,7 @@ SYNC_JOB_BATCH_PERIOD = 1.0
 class JobSync(StatusTracking):
     """State and steps of a single ``syncJob`` call. Create, :meth:`run`, discard."""
 
-    def __init__(self, client: LocalClient, clock: Clock, job: Obj, backoff: BackoffRecord, *,
+    def __init__(self, client: InternalClient, clock: Clock, job: Obj, backoff: BackoffRecord, *,
                  save_backoff: BackoffSaver, record_event: EventRecorder,
                  expectations: PodExpectations | None = None,
                  pod_views: JobPodViews | None = None) -> None:
@@ -133,7 +133,7 @@ class JobSync(StatusTracking):
         params = (self.indexed, self.completions or 0, self.only_replace_failed)
         view = self._pod_views.hold(self.uid, self.namespace, params)
         if view is None:
-            pods = self._client.list("Pod", self.namespace, owner_uid=self.uid, readonly=True)
+            pods = self._client.list("Pod", self.namespace, owner_uid=self.uid)
             view = self._pod_views.start(self.uid, self.namespace, params, pods)
         return view
 

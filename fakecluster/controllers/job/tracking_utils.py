@@ -34,7 +34,7 @@ from fakecluster.controllers.job.status import (
 )
 
 if TYPE_CHECKING:
-    from fakecluster.client import LocalClient
+    from fakecluster.client.internal import InternalClient
 
 MAX_UNCOUNTED_PODS = 500
 
@@ -46,7 +46,7 @@ BackoffSaver = Callable[[BackoffRecord], None]
 class StatusTracking:
     """The status half of a sync; :class:`~fakecluster.controllers.job.sync.JobSync` fills these in."""
 
-    _client: LocalClient
+    _client: InternalClient
     _pods: PodControl
     _save_backoff: BackoffSaver
     _record_event: EventRecorder
@@ -206,7 +206,7 @@ class StatusTracking:
             "metadata": {"name": self.name, "namespace": self.namespace, "uid": self.uid,
                          "resourceVersion": self.rv},
             "status": wire,
-        }, readonly=True)  # only read back: the new resourceVersion and the status as stored
+        })  # only read back: the new resourceVersion and the status as stored
         self.rv = updated["metadata"]["resourceVersion"]
         self.stored_status = updated.get("status") or {}
 

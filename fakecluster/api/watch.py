@@ -1,0 +1,22 @@
+"""Watch notifications (k8s.io/apimachinery/pkg/watch: ``watch.Event``), shared by the API server that sends
+them and the clients and controllers that receive them, so a controller imports them without the server."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fakecluster.api.objects import Obj
+
+ADDED = "ADDED"
+MODIFIED = "MODIFIED"
+DELETED = "DELETED"
+
+
+@dataclass(frozen=True, slots=True)
+class WatchEvent:
+    """One watch notification. ``object`` and ``old`` are the store's read-only snapshots."""
+
+    type: str  # ADDED | MODIFIED | DELETED
+    kind: str
+    object: Obj
+    old: Obj | None
