@@ -16,11 +16,19 @@ from fakecluster.apiserver.builtin import register_builtin
 from fakecluster.apiserver.server import ApiServer
 from fakecluster.client.conflicts import CONTROLLER_USERS, ConflictInjectingClient, FaultStats
 from fakecluster.client.informer import Informer, InformerClient
+from fakecluster.client.internal import InternalClient
 from fakecluster.client.local import LocalClient
-from fakecluster.client.protocol import Client
 from fakecluster.clock import Clock
+from fakecluster.controllers import node_lifecycle, podgc, taint_eviction, ttl_after_finished
 from fakecluster.controllers.garbage_collector import GarbageCollector
+from fakecluster.controllers.job import job_controller
+from fakecluster.controllers.job.job_controller import JobController
+from fakecluster.controllers.node_lifecycle import NodeLifecycleController
+from fakecluster.controllers.podgc import PodGC
+from fakecluster.controllers.ttl_after_finished import TTLAfterFinishedController
+from fakecluster.kubelet.kubelet import Kubelet
 from fakecluster.kubelet.pod_timings import BehaviourResolver, default_behaviour
+from fakecluster.scheduler.scheduler import Scheduler
 
 UNLIMITED_CAPACITY: dict[str, Any] = {
     "cpu": "100k",
@@ -64,16 +72,12 @@ class ClusterConfig:
 
 
 class Cluster:
-    """A running fake cluster. Workload plugins add their kinds and controllers after construction."""
+    """A running fake cluster. Workload plugins add their kinds and controllers after construction.
+
+    The cluster only assembles: each component gets what it uses (its client, the clock, its own
+    ``random.Random``, its settings) and nothing gives a component the cluster itself."""
 
     def __init__(self, seed: int = 0, config: ClusterConfig | None = None) -> None:
-        from fakecluster.controllers.job.job_controller import JobController
-        from fakecluster.controllers.node_lifecycle import NodeLifecycleController
-        from fakecluster.controllers.podgc import PodGC
-        from fakecluster.controllers.ttl_after_finished import TTLAfterFinishedController
-        from fakecluster.kubelet.kubelet import Kubelet
-        from fakecluster.scheduler.scheduler import Scheduler
-
         self.seed = seed
         self.config = config or ClusterConfig()
         self.clock = Clock()
@@ -84,22 +88,29 @@ class Cluster:
         self.gc = GarbageCollector(self.clock, self.server, latency=self.config.gc_latency)
         for pool in self.config.nodes:
             self._add_pool(pool)
-        self.scheduler = Scheduler(self)
-        self.kubelet = Kubelet(self)
-        self.job_controller = JobController(self)
-        self.node_lifecycle = NodeLifecycleController(self)
-        self.pod_gc = PodGC(self)
-        self.ttl_after_finished_controller = TTLAfterFinishedController(self)
+        config = self.config
+        self.scheduler = Scheduler(self.client("system:kube-scheduler"), self.clock, self.rng("scheduler"),
+                                   behaviour=config.behaviour, latency=config.scheduler_latency)
+        self.kubelet = Kubelet(self.client("system:node"), self.clock, self.rng("kubelet"),
+                               behaviour=config.behaviour)
+        self.job_controller = JobController(self.client(job_controller.COMPONENT), self.clock,
+                                            latency=config.job_controller_latency)
+        self.node_lifecycle = NodeLifecycleController(
+            self.client(node_lifecycle.COMPONENT), self.clock, self.kubelet,
+            taint_eviction_client=self.client(taint_eviction.COMPONENT))
+        self.pod_gc = PodGC(self.client(podgc.COMPONENT), self.clock)
+        self.ttl_after_finished_controller = TTLAfterFinishedController(
+            self.client(ttl_after_finished.COMPONENT), self.clock)
 
     def rng(self, component: str) -> random.Random:
         return random.Random(f"{self.seed}/{component}")
 
-    def client(self, user: str = "admin") -> Client:
+    def client(self, user: str = "admin") -> InternalClient:
         """A client acting as ``user``. The controllers' users (:data:`~fakecluster.client.conflicts.
         CONTROLLER_USERS`) get what the config asks for: reads and watch events through their own
         lagging informer, and injected Conflicts on writes. Each call is a new process's client (a
         restarted controller starts a fresh informer); the fault stream of a user survives restarts."""
-        client: Client = LocalClient(self.server, user)
+        client: InternalClient = LocalClient(self.server, user)
         if user not in CONTROLLER_USERS:
             return client
         if self.config.informer_lag > 0:
@@ -142,5 +153,9 @@ class Cluster:
             )
 
     def run(self, until: float) -> bool:
-        """Advance virtual time; True if work remains after ``until``."""
-        return self.clock.run(until)
+        """Advance virtual time; True if work remains after ``until``. With the snapshot guard on, the
+        snapshots handed out since the last write are checked once more at the end."""
+        remaining = self.clock.run(until)
+        if self.server.snapshots is not None:
+            self.server.snapshots.verify()
+        return remaining

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from fakecluster.api.objects import Obj
-
-if TYPE_CHECKING:
-    from fakecluster.cluster import Cluster
+from fakecluster.cluster import Cluster
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,14 +57,7 @@ class Harness:
         self.api = LocalClient(self.server)
         self.terminate_after = terminate_after
         self.server.watch("Pod", self._kubelet)
-        self.jobs = JobController(self)  # type: ignore[arg-type]
-
-    # the subset of Cluster the controller uses
-    def client(self, user: str = "admin") -> LocalClient:
-        return LocalClient(self.server, user)
-
-    def rng(self, component: str) -> random.Random:
-        return random.Random(f"0/{component}")
+        self.jobs = JobController(LocalClient(self.server, "job-controller"), self.clock)
 
     # ------------------------------------------------------------------ time
     def run_until(self, when: float) -> None:

@@ -37,20 +37,17 @@ from __future__ import annotations
 
 import contextlib
 import math
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from fakecluster.api.errors import ApiError, NotFound
 from fakecluster.api.objects import Obj, get_condition, update_pod_condition
 from fakecluster.api.watch import WatchEvent
-from fakecluster.clock import Timer
+from fakecluster.client.protocol import Client
+from fakecluster.clock import Clock, Timer
 from fakecluster.controllers.taint_eviction import PodNodeIndex, TaintEvictionController
 from fakecluster.runtime import Controller
-
-if TYPE_CHECKING:
-    from collections.abc import Hashable
-
-    from fakecluster.cluster import Cluster
 
 COMPONENT = "node-controller"
 NODE_MONITOR_GRACE_PERIOD = 50.0
@@ -116,17 +113,29 @@ class _Tainter:
         self.next_token = now + 1 / qps if qps > 0 and drained else -math.inf
 
 
-class NodeLifecycleController:
-    """Constructed by :class:`~fakecluster.cluster.Cluster`; runs the taint-eviction controller too."""
+class NodeAgents(Protocol):
+    """What the node lifecycle controller's fault injection needs of the nodes' kubelets."""
 
-    def __init__(self, cluster: Cluster, *, node_monitor_grace_period: float = NODE_MONITOR_GRACE_PERIOD,
+    def stop_node(self, name: str) -> None: ...
+
+    def start_node(self, name: str) -> None: ...
+
+
+class NodeLifecycleController:
+    """Runs the taint-eviction controller too (with its own client, ``taint_eviction_client``, sharing
+    this controller's pod-to-node index). ``kubelets``: what stops and restarts a node's kubelet for
+    :meth:`fail_node` and :meth:`recover_node` (the cluster's :class:`~fakecluster.kubelet.kubelet.
+    Kubelet`)."""
+
+    def __init__(self, client: Client, clock: Clock, kubelets: NodeAgents, *, taint_eviction_client: Client,
+                 node_monitor_grace_period: float = NODE_MONITOR_GRACE_PERIOD,
                  node_monitor_period: float = NODE_MONITOR_PERIOD, eviction_rate: float = NODE_EVICTION_RATE,
                  secondary_eviction_rate: float = SECONDARY_NODE_EVICTION_RATE,
                  large_cluster_threshold: int = LARGE_CLUSTER_SIZE_THRESHOLD,
                  unhealthy_zone_threshold: float = UNHEALTHY_ZONE_THRESHOLD) -> None:
-        self._cluster = cluster
-        self._clock = cluster.clock
-        self._client = cluster.client(COMPONENT)
+        self._kubelets = kubelets
+        self._clock = clock
+        self._client = client
         self.grace = node_monitor_grace_period
         self.period = node_monitor_period
         self._rates = (eviction_rate, secondary_eviction_rate, large_cluster_threshold,
@@ -138,7 +147,7 @@ class NodeLifecycleController:
         self._tainters: dict[str, _Tainter] = {}
         self._zone_states: dict[str, str] = {}
         self._pods = PodNodeIndex(self._client)
-        self.taint_eviction = TaintEvictionController(cluster, self._pods)
+        self.taint_eviction = TaintEvictionController(taint_eviction_client, clock, self._pods)
         self.monitor = Controller(self._clock, COMPONENT, self._monitor_node)
         self.no_schedule = Controller(self._clock, f"{COMPONENT}/no-schedule", self._no_schedule_pass)
         for node in self._client.list("Node"):
@@ -151,7 +160,7 @@ class NodeLifecycleController:
         self._client.get("Node", "", name)
         if name in self._failed:
             return
-        self._cluster.kubelet.stop_node(name)
+        self._kubelets.stop_node(name)
         self._failed[name] = self._clock.now
         self._arm_detection(name)
 
@@ -165,7 +174,7 @@ class NodeLifecycleController:
         timer = self._detect.pop(name, None)
         if timer is not None:
             timer.cancel()
-        self._cluster.kubelet.start_node(name)
+        self._kubelets.start_node(name)
         status = dict(node.get("status") or {})
         conditions = [dict(c) for c in status.get("conditions") or ()]
         now, changed = self._clock.timestamp(), False

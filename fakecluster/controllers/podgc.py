@@ -27,15 +27,12 @@ pods) is not emulated.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from fakecluster.api.errors import ApiError, NotFound
 from fakecluster.api.objects import Obj, disruption_target, update_pod_condition
 from fakecluster.api.watch import WatchEvent
-from fakecluster.clock import Timer
-
-if TYPE_CHECKING:
-    from fakecluster.cluster import Cluster
+from fakecluster.client.protocol import Client
+from fakecluster.clock import Clock, Timer
 
 COMPONENT = "pod-garbage-collector"
 GC_CHECK_PERIOD = 20.0
@@ -60,10 +57,10 @@ def _out_of_service(node: Obj) -> bool:
 class PodGC:
     """Constructed by :class:`~fakecluster.cluster.Cluster`."""
 
-    def __init__(self, cluster: Cluster, *, gc_check_period: float = GC_CHECK_PERIOD,
+    def __init__(self, client: Client, clock: Clock, *, gc_check_period: float = GC_CHECK_PERIOD,
                  quarantine_time: float = QUARANTINE_TIME) -> None:
-        self._clock = cluster.clock
-        self._client = cluster.client(COMPONENT)
+        self._clock = clock
+        self._client = client
         self.gc_check_period = gc_check_period
         self.quarantine_time = quarantine_time
         self._nodes: dict[str, Obj] = {}

@@ -24,17 +24,13 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from fakecluster.api.errors import ApiError, NotFound
 from fakecluster.api.objects import Obj, disruption_target, update_pod_condition
 from fakecluster.api.watch import WatchEvent
-from fakecluster.clock import Timer
+from fakecluster.client.protocol import Client
+from fakecluster.clock import Clock, Timer
 from fakecluster.runtime import Controller
-
-if TYPE_CHECKING:
-    from fakecluster.client import Client
-    from fakecluster.cluster import Cluster
 
 COMPONENT = "taint-eviction-controller"
 TAINT_MANAGER_REASON = "DeletionByTaintManager"
@@ -130,9 +126,9 @@ class TaintEvictionController:
     """Constructed by :class:`~fakecluster.controllers.node_lifecycle.NodeLifecycleController` (one pod
     index shared)."""
 
-    def __init__(self, cluster: Cluster, pods: PodNodeIndex | None = None) -> None:
-        self._clock = cluster.clock
-        self._client = cluster.client(COMPONENT)
+    def __init__(self, client: Client, clock: Clock, pods: PodNodeIndex | None = None) -> None:
+        self._clock = clock
+        self._client = client
         self._pods = pods if pods is not None else PodNodeIndex(self._client)
         self._tainted: dict[str, list[Obj]] = {}
         """``taintedNodes``: the NoExecute taints of every node that has some."""

@@ -17,17 +17,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Hashable
-from typing import TYPE_CHECKING
 
 from fakecluster.api.errors import NotFound
 from fakecluster.api.objects import Obj
 from fakecluster.api.watch import WatchEvent
-from fakecluster.clock import parse_rfc3339
+from fakecluster.client.protocol import Client
+from fakecluster.clock import Clock, parse_rfc3339
 from fakecluster.controllers.job.status import COMPLETE, FAILED, is_finished
 from fakecluster.runtime import Controller
-
-if TYPE_CHECKING:
-    from fakecluster.cluster import Cluster
 
 COMPONENT = "ttl-after-finished-controller"
 
@@ -52,10 +49,10 @@ def expires_at(job: Obj) -> float | None:
 class TTLAfterFinishedController:
     """Deletes finished Jobs once their ``ttlSecondsAfterFinished`` has passed."""
 
-    def __init__(self, cluster: Cluster) -> None:
-        self._clock = cluster.clock
-        self._client = cluster.client(COMPONENT)
-        self.controller = Controller(cluster.clock, COMPONENT, self._process_job)
+    def __init__(self, client: Client, clock: Clock) -> None:
+        self._clock = clock
+        self._client = client
+        self.controller = Controller(clock, COMPONENT, self._process_job)
         self._client.watch("Job", self._on_job_event)
 
     def _on_job_event(self, event: WatchEvent) -> None:

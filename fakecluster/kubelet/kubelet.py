@@ -28,14 +28,17 @@ is O(containers of that pod); nothing scans all pods and nothing deep-copies a p
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
 from fakecluster.api.watch import WatchEvent
-from fakecluster.clock import Timer, rfc3339
+from fakecluster.client.internal import InternalClient
+from fakecluster.clock import Clock, Timer, rfc3339
 from fakecluster.kubelet.commands import command_outcome
+from fakecluster.kubelet.pod_timings import BehaviourResolver
 from fakecluster.kubelet.pod_worker import (
     INIT,
     REGULAR,
@@ -51,9 +54,6 @@ from fakecluster.kubelet.pod_worker import (
     container_id,
     go_duration,
 )
-
-if TYPE_CHECKING:
-    from fakecluster.cluster import Cluster
 
 BACKOFF_BASE = 10.0
 """``backOffPeriod`` (pkg/kubelet/kubelet.go)."""
@@ -88,13 +88,18 @@ def probe_delays(spec: Obj) -> tuple[float, float]:
 
 
 class Kubelet:
-    """The kubelets of all nodes, as one watcher. Constructed by :class:`~fakecluster.cluster.Cluster`."""
+    """The kubelets of all nodes, as one watcher.
 
-    def __init__(self, cluster: Cluster) -> None:
-        self.cluster = cluster
-        self.clock = cluster.clock
-        self.client = cluster.client("system:node")
-        self._rng = cluster.rng("kubelet")
+    ``client``: its API access (user ``system:node``), with the donated status writes of
+    :class:`~fakecluster.client.internal.InternalClient`; ``rng``: its own seeded stream (per-pod
+    jitter); ``behaviour``: each pod's timings."""
+
+    def __init__(self, client: InternalClient, clock: Clock, rng: random.Random, *,
+                 behaviour: BehaviourResolver) -> None:
+        self.clock = clock
+        self.client = client
+        self._rng = rng
+        self._behaviour = behaviour
         self._pods: dict[str, PodWorker] = {}
         self._uids: dict[tuple[str, str], str] = {}
         self._by_node: dict[str, dict[str, None]] = {}
@@ -203,7 +208,7 @@ class Kubelet:
                 self.clock.call_soon(self._fire, worker, _noop)
 
     def _add(self, pod: Obj) -> None:
-        timings = self.cluster.config.behaviour(pod)
+        timings = self._behaviour(pod)
         if timings.jitter > 0:
             jitters = tuple(self._rng.uniform(0.0, timings.jitter) for _ in range(5))
         else:

@@ -28,13 +28,16 @@ bound until they are ``Succeeded``/``Failed`` or gone; terminating pods still co
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
 from fakecluster.api.watch import WatchEvent
+from fakecluster.client.protocol import Client
+from fakecluster.clock import Clock
+from fakecluster.kubelet.pod_timings import BehaviourResolver
 from fakecluster.runtime import Controller
 from fakecluster.scheduler.filters import (
     DEFAULT_SCHEDULER,
@@ -49,10 +52,6 @@ from fakecluster.scheduler.filters import (
     pod_request,
     scheduling_signature,
 )
-
-if TYPE_CHECKING:
-    from fakecluster.cluster import Cluster
-
 
 
 @dataclass(slots=True)
@@ -78,13 +77,18 @@ class _Assigned:
 
 
 class Scheduler:
-    """kube-scheduler for the fake cluster. Constructed by :class:`~fakecluster.cluster.Cluster`."""
+    """kube-scheduler for the fake cluster.
 
-    def __init__(self, cluster: Cluster) -> None:
-        self.cluster = cluster
-        self.client = cluster.client("system:kube-scheduler")
-        self.clock = cluster.clock
-        self._rng = cluster.rng("scheduler")
+    ``client``: its API access (user ``system:kube-scheduler``); ``rng``: its own seeded stream (the
+    per-pod scheduling jitter); ``behaviour``: each pod's timings (its ``schedule`` delay and jitter);
+    ``latency``: the watch-to-attempt delay of its queue."""
+
+    def __init__(self, client: Client, clock: Clock, rng: random.Random, *,
+                 behaviour: BehaviourResolver, latency: float = 0.0) -> None:
+        self.client = client
+        self.clock = clock
+        self._rng = rng
+        self._behaviour = behaviour
         self._nodes: dict[str, NodeInfo] = {}
         self._queued: dict[tuple[str, str], _QueuedPod] = {}
         """Pods waiting for a scheduling attempt or parked as unschedulable, by (namespace, name)."""
@@ -94,8 +98,7 @@ class Scheduler:
         """Bound pods by uid and the node whose tally they are in."""
         self._changed_nodes: dict[str, None] = {}
         self._flush_pending = False
-        self.controller = Controller(self.clock, "scheduler", self._schedule_one,
-                                     latency=cluster.config.scheduler_latency)
+        self.controller = Controller(self.clock, "scheduler", self._schedule_one, latency=latency)
         for node in self.client.list("Node"):
             self._nodes[node["metadata"]["name"]] = NodeInfo.from_node(node)
         self.client.watch("Node", self._on_node)
@@ -154,7 +157,7 @@ class Scheduler:
             return
         request = pod_request(spec)
         self._queued[key] = _QueuedPod(uid, spec, request)
-        timings = self.cluster.config.behaviour(pod)
+        timings = self._behaviour(pod)
         delay = timings.schedule
         if timings.jitter > 0:
             delay += self._rng.uniform(0.0, timings.jitter)

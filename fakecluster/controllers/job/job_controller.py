@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 from fakecluster.api.errors import AlreadyExists, ApiError, NotFound
 from fakecluster.api.objects import Obj, controller_of
 from fakecluster.api.watch import WatchEvent
-from fakecluster.clock import EPOCH, parse_rfc3339
+from fakecluster.client.internal import InternalClient
+from fakecluster.clock import EPOCH, Clock, parse_rfc3339
 from fakecluster.controllers.job.expectations import PodExpectations
 from fakecluster.controllers.job.pod_control import remove_tracking_finalizer
 from fakecluster.controllers.job.pod_view import JobPodViews
@@ -33,9 +33,6 @@ from fakecluster.controllers.job.pods import TRACKING_FINALIZER, has_tracking_fi
 from fakecluster.controllers.job.status import BackoffRecord, is_finished
 from fakecluster.controllers.job.sync import SYNC_JOB_BATCH_PERIOD, JobSync
 from fakecluster.runtime import Controller
-
-if TYPE_CHECKING:
-    from fakecluster.cluster import Cluster
 
 JOB_CONTROLLER_NAME = "kubernetes.io/job-controller"
 """The ``spec.managedBy`` value (or absence) that makes a Job this controller's."""
@@ -60,16 +57,17 @@ class JobController:
     scenario sees a single ``job-controller`` queue.
     """
 
-    def __init__(self, cluster: Cluster) -> None:
-        self._cluster = cluster
-        self._clock = cluster.clock
-        self._client = cluster.client(COMPONENT)
+    def __init__(self, client: InternalClient, clock: Clock, *, latency: float = 0.0) -> None:
+        """``client``: its API access (user ``job-controller``), with the pod-creation verbs of
+        :class:`~fakecluster.client.internal.InternalClient`; ``latency``: the watch-to-sync delay on top
+        of the upstream pod-event batching."""
+        self._clock = clock
+        self._client = client
         self._backoff: dict[JobKey, BackoffRecord] = {}
-        self._expectations = PodExpectations(cluster.clock)
+        self._expectations = PodExpectations(clock)
         self._pod_views = JobPodViews()
         """Per Job: its pods as its syncs count them, kept current from the pod watch (see job_pod_view)."""
-        self.controller = Controller(cluster.clock, COMPONENT, self._sync,
-                                     latency=cluster.config.job_controller_latency,
+        self.controller = Controller(clock, COMPONENT, self._sync, latency=latency,
                                      backoff_base=DEFAULT_JOB_API_BACKOFF, backoff_max=MAX_JOB_API_BACKOFF)
         self._client.watch("Job", self._on_job_event)
         self._client.watch("Pod", self._on_pod_event)
@@ -248,14 +246,13 @@ class JobController:
         return job
 
     def _record_event(self, job: Obj, event_type: str, reason: str, note: str) -> None:
-        """A Job-level event as an events.k8s.io/v1 ``Event`` (only if the kind is served).
+        """A Job-level event as an events.k8s.io/v1 ``Event`` (only if the kind is served: a cluster
+        without it answers NotFound, which, like any other failure, drops the event).
 
         Named ``<job>.<unix nanos in hex>`` like client-go's recorder. Per-pod ``SuccessfulCreate``
         events are deliberately not recorded: at thousands of pods they would dominate the run time.
         Event failures never fail a sync, as with upstream's asynchronous broadcaster.
         """
-        if "Event" not in self._cluster.server.kinds():
-            return
         meta = job["metadata"]
         stamp = _UNIX_NANOS_AT_EPOCH + round(self._clock.now * 1e9)
         event: Obj = {
