@@ -18,8 +18,9 @@ from fakecluster.api.meta import ObjectMeta
 from fakecluster.api.objects import Obj, clone, merge_patch
 from fakecluster.api.validation import validate_model
 from fakecluster.apiserver.builtin import MAX_INT32, register_builtin
+from fakecluster.apiserver.object_meta import uuid4 as _uuid4
 from fakecluster.apiserver.resources import ResourceType
-from fakecluster.apiserver.server import ApiServer, WatchEvent, _uuid4
+from fakecluster.apiserver.server import ApiServer, WatchEvent
 from fakecluster.clock import Clock, rfc3339
 from fakecluster.controllers.garbage_collector import GarbageCollector
 

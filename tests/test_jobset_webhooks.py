@@ -982,7 +982,7 @@ def client(server: ApiServer) -> LocalClient:
 
 
 def test_register_uses_upstream_webhook_names_and_operations(server: ApiServer) -> None:
-    hooks = {(h.name, h.mutating is not None, h.operations) for h in server._admission["JobSet"]}
+    hooks = {(h.name, h.mutating is not None, h.operations) for h in server._admission.hooks["JobSet"]}
     assert hooks == {
         (MUTATING_WEBHOOK_NAME, True, ("CREATE",)),
         (VALIDATING_WEBHOOK_NAME, False, ("CREATE", "UPDATE")),

@@ -1,111 +1,40 @@
-"""The fake API server: Kubernetes write semantics over an in-memory store.
+"""The fake API server: Kubernetes semantics over an in-memory store, as one façade over its parts.
 
-What it reproduces (reference: shared/reference/kubernetes.md §5): uid and generateName, a global
-resourceVersion bumped per persisted write (a no-op write bumps nothing and notifies nobody), generation
-bumped on spec change only, the status subresource, optimistic concurrency, NotFound / AlreadyExists /
-Conflict / Invalid errors, finalizers and deletionTimestamp, deletion propagation policies (the garbage
-collector in :mod:`gc` does the cascading), an admission chain (mutating, then validating) per kind,
-and watches that deliver ADDED / MODIFIED / DELETED in resourceVersion order.
+Reference: the generic registry of k8s.io/apiserver (``pkg/registry/generic/registry/store.go``). Each
+part has one job and its own module:
 
-Stored objects are never mutated in place: every write stores a new dict (copy-on-write), so a watcher
-may keep the objects it was handed as read-only snapshots, and unchanged subtrees (a pod's spec on a
-status write) are shared between versions instead of copied.
+- :mod:`.storage`: the objects of every kind and the indexes reads use (etcd plus the watch cache's
+  indexers);
+- :mod:`.writes`: create, update (and the status subresource), merge patch, delete, pods/binding;
+  :mod:`.object_meta` holds the metadata rules they apply, :mod:`.eviction` pods/eviction;
+- :mod:`.watch_fanout`: watch events to every subscriber, in resourceVersion order;
+- :mod:`.admission`: the mutating and validating webhooks per kind;
+- :mod:`.resources` / :mod:`.builtin`: what each kind is and its strategy (defaulting, validation);
+- :mod:`.snapshots`: the debug mode proving that nobody changes a read-only snapshot.
+
+Reads return the stored objects themselves (read-only snapshots: the store is copy-on-write).
 """
 
 from __future__ import annotations
 
-import json
 import random
-import re
-from collections import deque
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Any
 
-from fakecluster.api import errors
-from fakecluster.api.errors import ApiError, FieldError
-from fakecluster.api.objects import Obj, clone, merge_patch
-from fakecluster.api.selectors import Selector, as_selector
+from fakecluster.api.objects import Obj
+from fakecluster.api.selectors import Selector
 from fakecluster.api.watch import WatchEvent
+from fakecluster.apiserver import errors
+from fakecluster.apiserver.admission import AdmissionChain, MutatingHook, ValidatingHook
 from fakecluster.apiserver.eviction import evict_pod
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.snapshots import SnapshotGuard, enabled_by_environment
-from fakecluster.clock import Clock, parse_rfc3339, rfc3339
+from fakecluster.apiserver.storage import Key, ObjList, Storage
+from fakecluster.apiserver.watch_fanout import Handler, WatchFanOut
+from fakecluster.apiserver.writes import FOREGROUND, ORPHAN, ValidatedSpec, WritePath
+from fakecluster.clock import Clock
 
-Key = tuple[str, str]  # (namespace, name)
-Handler = Callable[["WatchEvent"], None]
-MutatingHook = Callable[[str, Obj, Obj | None], Obj | None]
-ValidatingHook = Callable[[str, Obj, Obj | None], None]
-
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apiserver/pkg/storage/names
-_MAX_GENERATED_NAME_PREFIX = 58
-_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_ABSENT = object()
-FOREGROUND = "foregroundDeletion"
-ORPHAN = "orphan"
-
-
-def _go_string_slice(values: Iterable[str]) -> str:
-    """Go's ``%#v`` of a ``[]string``, as upstream messages embed it: ``[]string{"a", "b"}``."""
-    return "[]string{" + ", ".join(json.dumps(v) for v in values) + "}"
-
-
-def _uuid4(bits: int) -> str:
-    """``str(uuid.UUID(int=bits, version=4))``, without building the UUID object: every create draws
-    one, and ``UUID.__init__``'s argument checks cost more than the formatting."""
-    bits = ((bits & ~(0xC000 << 48)) | (0x8000 << 48))  # the RFC 4122 variant
-    bits = ((bits & ~(0xF000 << 64)) | (4 << 76))  # version 4
-    text = f"{bits:032x}"
-    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
-
-
-def _owner_reference_errors(meta: Obj) -> list[FieldError]:
-    """validateOwnerReference's required fields, for kinds whose schema did not already reject the object
-    (the garbage collector relies on every reference naming a uid)."""
-    errs = []
-    for ref in meta.get("ownerReferences") or ():
-        for field_name, detail in (
-            ("apiVersion", "version must not be empty"),
-            ("kind", "must not be empty"),
-            ("name", "must not be empty"),
-            ("uid", "must not be empty"),
-        ):
-            value = ref.get(field_name) or ""
-            if not value:
-                errs.append(FieldError.invalid(f"metadata.ownerReferences.{field_name}", value, detail))
-    return errs
-
-
-class _GoUint64(int):
-    """A Go ``uint64`` as a field error's bad value: ``field.Error`` prints types other than int32/int64
-    with ``%#v``, which renders it in hex (``Invalid value: 0x0``)."""
-
-    def __str__(self) -> str:
-        return hex(self)
-
-
-class ValidatedSpec:
-    """A ``spec`` the server has validated against a kind's schema and owns (a private deep copy that
-    nothing changes): what :meth:`ApiServer.create` checks objects made from it against, field by field,
-    so that a Job controller creating thousands of pods from one template validates the template once
-    and each pod's own parts (metadata, ``hostname``, anything an admission hook changed) per pod.
-    Only :meth:`ApiServer.validated_spec` makes them; a server refuses one it did not make."""
-
-    __slots__ = ("_issuer", "kind", "spec")
-
-    def __init__(self, issuer: ApiServer, kind: str, spec: Obj) -> None:
-        self._issuer = issuer
-        self.kind = kind
-        self.spec = spec
-
-
-@dataclass(slots=True)
-class _Admission:
-    name: str
-    mutating: MutatingHook | None
-    validating: ValidatingHook | None
-    operations: tuple[str, ...]
-    copies_on_write: bool
+__all__ = ["FOREGROUND", "ORPHAN", "ApiServer", "Handler", "Key", "ValidatedSpec", "WatchEvent"]
 
 
 class ApiServer:
@@ -118,32 +47,18 @@ class ApiServer:
         if check_snapshots is None:
             check_snapshots = enabled_by_environment()
         self.snapshots: SnapshotGuard | None = SnapshotGuard() if check_snapshots else None
-        self._rng = rng
         self._types: dict[str, ResourceType] = {}
-        self._objects: dict[str, dict[Key, Obj]] = {}
-        self._by_uid: dict[str, tuple[str, Key]] = {}
-        self._by_owner: dict[str, dict[tuple[str, Key], None]] = {}
-        self._owned_in_order: dict[str, dict[tuple[str, str | None], list[Key]]] = {}
-        """Per owner uid, per (kind, namespace filter): the dependents' keys in key order, as ``list`` by
-        ``owner_uid`` returns them. A Job's sync lists its pods by owner every time while the set of
-        pods rarely changes, so the sorted keys are kept until a dependent of that owner comes or goes."""
-        self._label_index: dict[str, dict[tuple[str, str], dict[Key, None]]] = {}
-        """Per kind, keys by ``(label, value)``: built the first time a kind is listed by a label
-        selector, then kept current. Nothing in the cluster itself lists by label, so a run that never
-        does skips the per-label bookkeeping on every create (a JobSet pod carries ~17 labels)."""
-        self._valid_specs: dict[tuple[str, Key], Obj] = {}
-        """For kinds whose stored objects always pass the schema (``ResourceType.stored_valid``): the
-        spec object each stored object has, so a patch that keeps it validates only what it changes."""
-        self._admission: dict[str, list[_Admission]] = {}
-        self._watchers: dict[str, list[Handler]] = {}
-        self._all_watchers: list[Handler] = []
-        self._targets: dict[str, tuple[Handler, ...]] = {}
-        """Per kind, the handlers an event is delivered to (the kind's, then the all-kinds ones), built
-        once instead of per event; :meth:`watch` drops it."""
-        self._pending: deque[tuple[tuple[Handler, ...], WatchEvent]] = deque()
-        self._dispatching = False
-        self._rv = 0
-        self.writes = 0
+        self._storage = Storage()
+        self._objects = self._storage.objects
+        self._fanout = WatchFanOut(self.snapshots)
+        self._admission = AdmissionChain()
+        self._writes = WritePath(self._types, self._storage, fanout=self._fanout, admission=self._admission,
+                                 clock=clock, rng=rng, snapshots=self.snapshots)
+
+    @property
+    def writes(self) -> int:
+        """Persisted writes so far (each one bumped the resourceVersion)."""
+        return self._writes.writes
 
     # ------------------------------------------------------------------ registration
     def register(self, rtype: ResourceType) -> None:
@@ -160,14 +75,9 @@ class ApiServer:
         operations: Iterable[str] = ("CREATE", "UPDATE"),
         copies_on_write: bool = False,
     ) -> None:
-        """Add a webhook to the chain for ``kind``. Mutating hooks all run before validating ones, and
-        the schema check runs after the mutating ones, on what they made of the object.
-
-        ``copies_on_write``: the mutating hook returns a new object rather than changing anything nested
-        in place (as every UPDATE hook must, its input sharing subtrees with the stored object), so a
-        donated create (``create(donate=True)``) need not be deep-copied for it."""
-        self._admission.setdefault(kind, []).append(
-            _Admission(name, mutating, validating, tuple(operations), copies_on_write))
+        """See :meth:`AdmissionChain.register <fakecluster.apiserver.admission.AdmissionChain.register>`."""
+        self._admission.register(kind, name, mutating=mutating, validating=validating, operations=operations,
+                                 copies_on_write=copies_on_write)
 
     def resource(self, kind: str) -> ResourceType:
         try:
@@ -183,43 +93,11 @@ class ApiServer:
     # ------------------------------------------------------------------ watch
     def watch(self, kind: str | None, handler: Handler) -> None:
         """Subscribe to every change of ``kind`` (None: all kinds), starting now."""
-        if kind is None:
-            self._all_watchers.append(handler)
-        else:
-            self._watchers.setdefault(kind, []).append(handler)
-        self._targets.clear()
-
-    def _notify(self, etype: str, kind: str, obj: Obj, old: Obj | None) -> None:
-        targets = self._targets.get(kind)
-        if targets is None:
-            targets = self._targets[kind] = (*self._watchers.get(kind, ()), *self._all_watchers)
-        if not targets:
-            return
-        event = WatchEvent(etype, kind, obj, old)
-        if self.snapshots is not None:
-            self.snapshots.handed(obj)
-            self.snapshots.handed(old)
-        if self._dispatching:
-            # Delivered after the current event, keeping resourceVersion order for every watcher.
-            self._pending.append((targets, event))
-            return
-        self._dispatching = True
-        try:
-            if self._pending:  # left behind by a handler that raised: those go first
-                self._pending.append((targets, event))
-            else:
-                for handler in targets:
-                    handler(event)
-            while self._pending:
-                targets, event = self._pending.popleft()
-                for handler in targets:
-                    handler(event)
-        finally:
-            self._dispatching = False
+        self._fanout.watch(kind, handler)
 
     # ------------------------------------------------------------------ reads
     def get(self, kind: str, namespace: str, name: str) -> Obj:
-        """The stored object (read-only; :class:`~fakecluster.client.Client` copies for callers)."""
+        """The stored object (a read-only snapshot)."""
         rtype = self.resource(kind)
         obj = self._objects[kind].get((namespace if rtype.namespaced else "", name))
         if obj is None:
@@ -229,7 +107,7 @@ class ApiServer:
         return obj
 
     def get_by_uid(self, uid: str) -> Obj | None:
-        where = self._by_uid.get(uid)
+        where = self._storage.by_uid.get(uid)
         return None if where is None else self._objects[where[0]].get(where[1])
 
     def list(
@@ -238,397 +116,40 @@ class ApiServer:
         namespace: str | None = None,
         selector: Selector | dict[str, Any] | str | None = None,
         owner_uid: str | None = None,
-    ) -> list[Obj]:
+    ) -> ObjList:
         """Objects in key order (namespace, name), as etcd lists them. Read-only snapshots."""
-        if self.snapshots is not None:
-            return self._handed_all(self._list(kind, namespace, selector, owner_uid))
-        return self._list(kind, namespace, selector, owner_uid)
-
-    def _handed_all(self, objs: list[Obj]) -> list[Obj]:
+        found = self._storage.select(self.resource(kind), namespace, selector, owner_uid)
         guard = self.snapshots
         if guard is not None:
-            for obj in objs:
+            for obj in found:
                 guard.handed(obj)
-        return objs
-
-    def _list(
-        self,
-        kind: str,
-        namespace: str | None,
-        selector: Selector | dict[str, Any] | str | None,
-        owner_uid: str | None,
-    ) -> list[Obj]:
-        rtype = self.resource(kind)
-        store = self._objects[kind]
-        if owner_uid is not None and selector is None:
-            return list(map(store.__getitem__, self._owned_keys(owner_uid, kind, namespace, rtype)))
-        sel = as_selector(selector)
-        if owner_uid is not None:
-            keys: Iterable[Key] = [k for (kd, k) in self._by_owner.get(owner_uid, {}) if kd == kind]
-        else:
-            terms = sel.equality_terms() if selector is not None else []
-            if terms:
-                index = self._labels_of_kind(kind)
-                keys = min((index.get(t, {}) for t in terms), key=len)
-            else:
-                keys = store.keys()
-        if namespace and rtype.namespaced:  # "" means all namespaces, as in client-go
-            keys = [k for k in keys if k[0] == namespace]
-        out = []
-        for key in sorted(keys):
-            obj = store[key]
-            if selector is None or sel.matches(obj["metadata"].get("labels") or {}):
-                out.append(obj)
-        return out
-
-    def _labels_of_kind(self, kind: str) -> dict[tuple[str, str], dict[Key, None]]:
-        index = self._label_index.get(kind)
-        if index is None:
-            index = self._label_index[kind] = {}
-            for key, obj in self._objects[kind].items():
-                for item in (obj["metadata"].get("labels") or {}).items():
-                    index.setdefault(item, {})[key] = None
-        return index
-
-    def _owned_keys(self, owner_uid: str, kind: str, namespace: str | None, rtype: ResourceType) -> list[Key]:
-        """Keys of ``kind`` objects referencing ``owner_uid`` (in ``namespace``, if given), in key order."""
-        ns_filter = namespace if namespace and rtype.namespaced else None
-        cached = self._owned_in_order.setdefault(owner_uid, {})
-        keys = cached.get((kind, ns_filter))
-        if keys is None:
-            keys = sorted(k for (kd, k) in self._by_owner.get(owner_uid, {})
-                          if kd == kind and (ns_filter is None or k[0] == ns_filter))
-            cached[(kind, ns_filter)] = keys
-        return keys
+        return found
 
     def dependents(self, owner_uid: str) -> list[tuple[str, Obj]]:
         """Objects whose ownerReferences name ``owner_uid`` (the garbage collector's graph)."""
-        out = []
-        for kind, key in list(self._by_owner.get(owner_uid, {})):
-            obj = self._objects[kind].get(key)
-            if obj is not None:
-                out.append((kind, obj))
-        return out
+        return self._storage.dependents(owner_uid)
 
     def count(self, kind: str) -> int:
-        return len(self._objects.get(kind, {}))
+        return self._storage.count(kind)
 
     # ------------------------------------------------------------------ writes
-    def _next_rv(self) -> str:
-        self._rv += 1
-        self.writes += 1
-        return str(self._rv)
-
-    def _admit(self, op: str, kind: str, obj: Obj, old: Obj | None, *, mutate: bool) -> Obj:
-        for hook in self._admission.get(kind, ()):
-            if op not in hook.operations:
-                continue
-            fn = hook.mutating if mutate else hook.validating
-            if fn is None:
-                continue
-            try:
-                result = fn(op, obj, old)
-            except ApiError as err:
-                raise err.with_prefix(f'admission webhook "{hook.name}" denied the request: ') from None
-            if mutate and result is not None:
-                obj = result
-        return obj
-
-    def _invalid(self, rtype: ResourceType, obj: Obj, errs: list[FieldError]) -> ApiError:
-        name = obj.get("metadata", {}).get("name") or obj.get("metadata", {}).get("generateName", "")
-        return errors.Invalid(rtype.kind, rtype.group, name, errs)
-
     def validated_spec(self, kind: str, spec: Obj) -> ValidatedSpec:
-        """Validate ``spec`` as the ``spec`` of a ``kind`` object and keep a private copy of it, for
-        :meth:`create` ``template=`` (an ``Invalid`` error names the spec's fields, as a create would)."""
-        rtype = self.resource(kind)
-        errs = rtype.schema_errors({"spec": spec})
-        if errs:
-            raise errors.Invalid(rtype.kind, rtype.group, "", errs)
-        return ValidatedSpec(self, kind, clone(spec))
+        """See :meth:`WritePath.validated_spec <fakecluster.apiserver.writes.WritePath.validated_spec>`."""
+        return self._writes.validated_spec(kind, spec)
 
     def create(self, obj: Obj, *, donate: bool = False, template: ValidatedSpec | None = None) -> Obj:
-        """POST. Two options for the cluster's own emulated controllers, which build objects from parts
-        the server already stored (see :class:`~fakecluster.controllers.job.pods.PodFactory`); neither
-        skips a check:
+        """POST; see :meth:`WritePath.create <fakecluster.apiserver.writes.WritePath.create>`."""
+        return self._writes.create(obj, donate=donate, template=template)
 
-        - ``donate``: the caller hands ``obj`` over and never touches it again, and nobody changes what
-          it shares with other objects; if the kind's strategy and hooks copy on write, the server
-          copies only the object and its metadata instead of deep-copying it;
-        - ``template``: ``obj["spec"]`` was built from that validated spec; the schema check then
-          validates, besides everything outside the spec, only the spec fields that are not the very
-          values the template holds (see :meth:`ResourceType.schema_errors`).
-
-        Everything else (names, owner references, strategy validation, admission) runs as always."""
-        if self.snapshots is not None:
-            self.snapshots.verify()
-        if template is not None and (template._issuer is not self or template.kind != obj.get("kind")):
-            raise errors.BadRequest("the spec template was not validated by this server for this kind")
-        kind = obj.get("kind")
-        if not isinstance(kind, str):
-            raise errors.BadRequest("Object 'Kind' is missing in the request body")
-        rtype = self.resource(kind)
-        hooks = [h for h in self._admission.get(kind, ())
-                 if h.mutating is not None and "CREATE" in h.operations]
-        if donate and rtype.strategy.copies_on_write and all(h.copies_on_write for h in hooks):
-            obj = dict(obj)
-            if isinstance(obj.get("metadata"), dict):
-                obj["metadata"] = dict(obj["metadata"])
-        else:
-            obj = clone(obj)
-        version = obj.setdefault("apiVersion", rtype.api_version)
-        if version != rtype.api_version:
-            raise errors.NotFound.with_message(f'no matches for kind "{kind}" in version "{version}"')
-        meta = obj.setdefault("metadata", {})
-        if not isinstance(meta, dict):
-            raise self._invalid(rtype, obj, [FieldError.invalid("metadata", meta, "must be an object")])
-        if meta.get("resourceVersion"):
-            raise self._invalid(
-                rtype,
-                obj,
-                [
-                    FieldError.invalid(
-                        "metadata.resourceVersion",
-                        meta["resourceVersion"],
-                        "resourceVersion should not be set on objects to be created",
-                    )
-                ],
-            )
-        if rtype.namespaced:
-            meta["namespace"] = meta.get("namespace") or "default"
-        else:
-            meta.pop("namespace", None)
-        generated = not meta.get("name") and bool(meta.get("generateName"))
-        if generated:
-            meta["name"] = self._generate_name(meta["generateName"])
-        obj = self._admit("CREATE", kind, obj, None, mutate=True)
-        meta = obj["metadata"]
-        errs = self._meta_errors(meta, rtype)
-        spec_template = template.spec if template is not None else None
-        errs += rtype.schema_errors(obj, spec_template=spec_template) or _owner_reference_errors(meta)
-        if errs:
-            raise self._invalid(rtype, obj, errs)
-        key = (meta.get("namespace", ""), meta["name"])
-        retries = 7 if generated else 0  # RetryGenerateName (GA 1.32): up to 8 names in all
-        while key in self._objects[kind] and retries > 0:
-            retries -= 1
-            meta["name"] = self._generate_name(meta["generateName"])
-            key = (key[0], meta["name"])
-        if key in self._objects[kind]:
-            raise errors.AlreadyExists(rtype.plural, rtype.group, meta["name"])
-        now = self.clock.timestamp()
-        meta["uid"] = _uuid4(self._rng.getrandbits(128))
-        meta["creationTimestamp"] = now
-        for stale in ("deletionTimestamp", "deletionGracePeriodSeconds"):
-            meta.pop(stale, None)
-        if rtype.generation != "none":
-            meta["generation"] = 1
-        if rtype.status_subresource and rtype.generation == "custom":
-            obj.pop("status", None)
-        rtype.strategy.prepare_for_create(obj, now)
-        errs = rtype.strategy.validate(obj)
-        if errs:
-            raise self._invalid(rtype, obj, errs)
-        self._admit("CREATE", kind, obj, None, mutate=False)
-        meta["resourceVersion"] = self._next_rv()
-        self._store(kind, key, obj, None)
-        if rtype.stored_valid:
-            self._valid_specs[(kind, key)] = obj.get("spec")
-        self._notify("ADDED", kind, obj, None)
-        if self.snapshots is not None:
-            self.snapshots.handed(obj)
-        return obj
-
-    def _generate_name(self, prefix: str) -> str:
-        prefix = prefix[:_MAX_GENERATED_NAME_PREFIX]
-        return prefix + "".join(self._rng.choice(_NAME_ALPHABET) for _ in range(5))
-
-    def _meta_errors(self, meta: Obj, rtype: ResourceType) -> list[FieldError]:
-        name = meta.get("name")
-        if not name:
-            return [FieldError.required("metadata.name", "name or generateName is required")]
-        errs = []
-        if len(name) > 253 or not _DNS1123_SUBDOMAIN.match(name):
-            errs.append(
-                FieldError.invalid(
-                    "metadata.name",
-                    name,
-                    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-                    "'-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', "
-                    "regex used for "
-                    "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
-                )
-            )
-        refs = meta.get("ownerReferences") or []
-        if sum(1 for r in refs if r.get("controller")) > 1:
-            errs.append(
-                FieldError.invalid(
-                    "metadata.ownerReferences", refs, "Only one reference can have Controller set to true"
-                )
-            )
-        return errs
-
-    def update(
-        self, obj: Obj, *, subresource: str | None = None, donate: bool = False, _patch: bool = False
-    ) -> Obj:
-        """PUT. ``subresource="status"`` writes only status; the main endpoint ignores status.
-
-        ``donate``: the caller hands its status over and never touches it again (the kubelet builds a
-        fresh status per write), so the store keeps it as is instead of copying it.
-        """
-        if self.snapshots is not None:
-            self.snapshots.verify()
-        kind = obj.get("kind")
-        if not isinstance(kind, str):
-            raise errors.BadRequest("Object 'Kind' is missing in the request body")
-        rtype = self.resource(kind)
-        meta_in = obj.get("metadata") or {}
-        ns = (meta_in.get("namespace") or "default") if rtype.namespaced else ""
-        name = meta_in.get("name", "")
-        key = (ns, name)
-        old = self._objects[kind].get(key)
-        if old is None:
-            raise errors.NotFound(rtype.plural, rtype.group, name)
-        rv = meta_in.get("resourceVersion")
-        if rv:
-            if rv != old["metadata"]["resourceVersion"]:
-                raise errors.Conflict(rtype.plural, rtype.group, name)
-        elif not rtype.unconditional_update and not _patch:
-            # Upstream names the *resource* here (store.go: "The Invalid error should have a field for
-            # Resource"), so the message reads `widgets.example.com "w" is invalid`, not `Widget.example.com`.
-            raise errors.Invalid(
-                rtype.plural,
-                rtype.group,
-                name,
-                [
-                    FieldError.invalid(
-                        "metadata.resourceVersion", _GoUint64(0), "must be specified for an update"
-                    )
-                ],
-            )
-        if meta_in.get("uid") and meta_in["uid"] != old["metadata"]["uid"]:
-            raise errors.Conflict(
-                rtype.plural,
-                rtype.group,
-                name,
-                f"Precondition failed: UID in precondition: {meta_in['uid']}, "
-                f"UID in object meta: {old['metadata']['uid']}",
-            )
-        if subresource == "status":
-            if not rtype.status_subresource:
-                raise errors.NotFound(rtype.plural, rtype.group, name)
-            new = dict(old)
-            new["metadata"] = dict(old["metadata"])
-            status = obj.get("status")
-            if status is None:
-                new.pop("status", None)
-            else:
-                new["status"] = status if donate else clone(status)
-            errs = rtype.status_errors(new.get("status")) + rtype.strategy.validate_status_update(new, old)
-        else:
-            new = dict(obj) if _patch else clone(obj)
-            new["apiVersion"] = old["apiVersion"]
-            new["metadata"] = new_meta = dict(new.get("metadata") or {})
-            for fixed in (
-                "uid",
-                "creationTimestamp",
-                "namespace",
-                "generation",
-                "deletionTimestamp",
-                "deletionGracePeriodSeconds",
-            ):
-                if fixed in old["metadata"]:
-                    new_meta[fixed] = old["metadata"][fixed]
-                else:
-                    new_meta.pop(fixed, None)
-            if rtype.status_subresource:
-                if "status" in old:
-                    new["status"] = old["status"]
-                else:
-                    new.pop("status", None)
-            if old["metadata"].get("deletionTimestamp"):
-                added = set(new_meta.get("finalizers") or ()) - set(old["metadata"].get("finalizers") or ())
-                if added:
-                    raise self._invalid(
-                        rtype,
-                        new,
-                        [
-                            FieldError.forbidden(
-                                "metadata.finalizers",
-                                "no new finalizers can be added if the object is being deleted, "
-                                "found new finalizers " + _go_string_slice(sorted(added)),
-                            )
-                        ],
-                    )
-            new = self._admit("UPDATE", kind, new, old, mutate=True)
-            rtype.strategy.prepare_for_update(new, old)
-            body = {k: v for k, v in new.items() if k != "status"} if rtype.status_subresource else new
-            schema_errs = rtype.schema_errors(body, valid_spec=self._valid_specs.get((kind, key)),
-                                              valid_metadata=old["metadata"] if rtype.stored_valid else None)
-            new_meta = new["metadata"]
-            if new_meta.get("name") == old["metadata"].get("name") \
-                    and new_meta.get("ownerReferences") is old["metadata"].get("ownerReferences"):
-                errs = schema_errs  # name and references as stored: they passed the checks below then
-            else:
-                errs = self._meta_errors(new_meta, rtype) + (schema_errs or _owner_reference_errors(new_meta))
-            if not errs:
-                errs = rtype.strategy.validate(new) + rtype.strategy.validate_update(new, old)
-        if errs:
-            raise self._invalid(rtype, new, errs)
-        if subresource != "status":
-            self._admit("UPDATE", kind, new, old, mutate=False)
-        new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
-        if subresource == "status":
-            # Everything but the status is the stored object's (metadata an equal copy): compare that.
-            unchanged = new.get("status", _ABSENT) == old.get("status", _ABSENT)
-        else:
-            unchanged = new == old
-        if unchanged:
-            if self.snapshots is not None:
-                self.snapshots.handed(old)
-            return old  # no-op: no new revision, no watch event
-        if subresource != "status" and self._generation_changed(rtype, new, old):
-            new["metadata"]["generation"] = old["metadata"].get("generation", 0) + 1
-        new["metadata"]["resourceVersion"] = self._next_rv()
-        if self._should_remove(rtype, new):
-            return self._remove(kind, key, new, rv_assigned=True)
-        self._store(kind, key, new, old)
-        if rtype.stored_valid and subresource != "status":
-            self._valid_specs[(kind, key)] = new.get("spec")  # validated above (or kept from `old`)
-        self._notify("MODIFIED", kind, new, old)
-        return new
-
-    def _generation_changed(self, rtype: ResourceType, new: Obj, old: Obj) -> bool:
-        if rtype.generation == "spec":
-            return new.get("spec") != old.get("spec")
-        if rtype.generation == "custom":
-            # customResourceStrategy.PrepareForUpdate: without a status subresource, status is a plain field.
-            skip = ("metadata", "status") if rtype.status_subresource else ("metadata",)
-            return {k: v for k, v in new.items() if k not in skip} != {
-                k: v for k, v in old.items() if k not in skip
-            }
-        return False
+    def update(self, obj: Obj, *, subresource: str | None = None, donate: bool = False) -> Obj:
+        """PUT; see :meth:`WritePath.update <fakecluster.apiserver.writes.WritePath.update>`."""
+        return self._writes.update(obj, subresource=subresource, donate=donate)
 
     def patch(
         self, kind: str, namespace: str, name: str, patch: Obj, *, subresource: str | None = None
     ) -> Obj:
         """JSON merge patch (RFC 7386). A resourceVersion in the patch acts as a precondition."""
-        if not isinstance(patch, dict):
-            raise errors.BadRequest("a JSON merge patch must be a JSON object")
-        current = self.get(kind, namespace, name)
-        merged = merge_patch(current, patch)
-        merged["kind"] = kind
-        # merge_patch shares untouched subtrees with the stored object: copy metadata before writing to it.
-        merged["metadata"] = merged_meta = dict(merged.get("metadata") or {})
-        merged_meta["name"] = name
-        merged_meta.pop("namespace", None)
-        if "namespace" in current["metadata"]:
-            merged_meta["namespace"] = current["metadata"]["namespace"]
-        if "resourceVersion" not in (patch.get("metadata") or {}):
-            merged_meta["resourceVersion"] = current["metadata"]["resourceVersion"]
-        # merge_patch copied every path the patch touches and shares the rest with the stored (never
-        # mutated) object, so the update can skip its defensive deep copy.
-        return self.update(merged, subresource=subresource, _patch=True)
+        return self._writes.patch(kind, namespace, name, patch, subresource=subresource)
 
     def delete(
         self,
@@ -641,183 +162,14 @@ class ApiServer:
         preconditions: Obj | None = None,
     ) -> Obj | None:
         """DELETE. Returns the object if it still exists (being finalized or terminating), else None."""
-        if self.snapshots is not None:
-            self.snapshots.verify()
-        rtype = self.resource(kind)
-        key = (namespace if rtype.namespaced else "", name)
-        old = self._objects[kind].get(key)
-        if old is None:
-            raise errors.NotFound(rtype.plural, rtype.group, name)
-        if preconditions:
-            for field_name, label in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
-                want = preconditions.get(field_name)
-                if want and want != old["metadata"].get(field_name):
-                    raise errors.Conflict(
-                        rtype.plural,
-                        rtype.group,
-                        name,
-                        f"Precondition failed: {label} in precondition: {want}, {label} in object meta: "
-                        f"{old['metadata'].get(field_name)}",
-                    )
-        if propagation_policy not in (None, "Foreground", "Background", "Orphan"):
-            raise errors.BadRequest(f"unsupported propagation policy {propagation_policy!r}")
-        finalizers = list(old["metadata"].get("finalizers") or ())
-        policy = propagation_policy
-        if policy is None:
-            policy = (
-                "Orphan"
-                if ORPHAN in finalizers
-                else "Foreground"
-                if FOREGROUND in finalizers
-                else rtype.default_propagation
-            )
-        if policy == "Foreground" and FOREGROUND not in finalizers:
-            finalizers = [f for f in finalizers if f != ORPHAN] + [FOREGROUND]
-        elif policy == "Orphan" and ORPHAN not in finalizers:
-            finalizers = [f for f in finalizers if f != FOREGROUND] + [ORPHAN]
-        elif policy == "Background":
-            finalizers = (
-                [f for f in finalizers if f not in (ORPHAN, FOREGROUND)] if propagation_policy else finalizers
-            )
-        meta = old["metadata"]
-        deleting = meta.get("deletionTimestamp") is not None
-        pending = meta.get("deletionGracePeriodSeconds") or 0
-        if not deleting:
-            grace = rtype.strategy.graceful_delete_seconds(old, grace_period_seconds)
-        elif pending and (grace_period_seconds is None or grace_period_seconds >= pending):
-            return old  # rest.BeforeDelete: graceful deletion pending; only a shorter grace changes anything
-        else:
-            grace = max(grace_period_seconds or 0, 0) if pending else 0
-        if not finalizers and grace == 0:
-            self._remove(kind, key, old)
-            return None
-        new = dict(old)
-        new["metadata"] = new_meta = dict(meta)
-        if finalizers != list(meta.get("finalizers") or ()):
-            if finalizers:
-                new_meta["finalizers"] = finalizers
-            else:
-                new_meta.pop("finalizers", None)
-        if not deleting:
-            new_meta["deletionTimestamp"] = rfc3339(self.clock.now + grace)
-            new_meta["deletionGracePeriodSeconds"] = grace
-            if meta.get("generation"):
-                new_meta["generation"] = meta["generation"] + 1
-        elif grace < pending:
-            # A shorter grace period counts from the original request: deadline - old grace + new grace.
-            requested_at = parse_rfc3339(meta["deletionTimestamp"]) - pending
-            new_meta["deletionTimestamp"] = rfc3339(requested_at + grace)
-            new_meta["deletionGracePeriodSeconds"] = grace
-        if new == old:
-            return old
-        new_meta["resourceVersion"] = self._next_rv()
-        if self._should_remove(rtype, new):
-            self._remove(kind, key, new, rv_assigned=True)
-            return None
-        self._store(kind, key, new, old)
-        self._notify("MODIFIED", kind, new, old)
-        return new
+        return self._writes.delete(kind, namespace, name, propagation_policy=propagation_policy,
+                                   grace_period_seconds=grace_period_seconds, preconditions=preconditions)
 
     def bind(self, namespace: str, name: str, node_name: str) -> Obj:
-        """pods/binding: set ``spec.nodeName`` and ``PodScheduled=True`` in one revision, as the binding
-        REST handler does; binding an already bound pod is a Conflict."""
-        if self.snapshots is not None:
-            self.snapshots.verify()
-        old = self.get("Pod", namespace, name)
-        if old["spec"].get("nodeName"):
-            raise errors.Conflict(
-                "pods", "", name, f"pod {name} is already assigned to node {old['spec']['nodeName']!r}"
-            )
-        if old["metadata"].get("deletionTimestamp") is not None:
-            raise errors.Conflict("pods", "", name, "pod is being deleted, cannot be assigned to a host")
-        new = dict(old)
-        new["spec"] = dict(old["spec"], nodeName=node_name)
-        status = dict(old.get("status") or {})
-        conditions = [c for c in status.get("conditions") or () if c.get("type") != "PodScheduled"]
-        conditions.append(
-            {
-                "type": "PodScheduled",
-                "status": "True",
-                "lastProbeTime": None,
-                "lastTransitionTime": self.clock.timestamp(),
-            }
-        )
-        status["conditions"] = conditions
-        new["status"] = status
-        new["metadata"] = dict(old["metadata"], resourceVersion=self._next_rv())
-        self._store("Pod", (namespace, name), new, old)
-        if self._valid_specs.get(("Pod", (namespace, name))) is old["spec"] and isinstance(node_name, str):
-            self._valid_specs[("Pod", (namespace, name))] = new["spec"]  # plus a string nodeName: still valid
-        self._notify("MODIFIED", "Pod", new, old)
-        return new
+        """pods/binding: ``spec.nodeName`` and ``PodScheduled=True`` in one revision."""
+        return self._writes.bind(namespace, name, node_name)
 
     def evict(self, namespace: str, name: str, *, grace_period_seconds: int | None = None) -> None:
         """pods/eviction: ``DisruptionTarget`` (``EvictionByEvictionAPI``), then a graceful delete
         (:mod:`fakecluster.apiserver.eviction`; there are no PodDisruptionBudgets here)."""
         evict_pod(self, namespace, name, grace_period_seconds)
-
-    def _should_remove(self, rtype: ResourceType, obj: Obj) -> bool:
-        meta = obj["metadata"]
-        if meta.get("deletionTimestamp") is None or meta.get("finalizers"):
-            return False
-        return not meta.get("deletionGracePeriodSeconds")
-
-    # ------------------------------------------------------------------ storage + indexes
-    def _store(self, kind: str, key: Key, obj: Obj, old: Obj | None) -> None:
-        self._objects[kind][key] = obj
-        if self.snapshots is not None:
-            self.snapshots.stored(obj)
-        meta = obj["metadata"]
-        if old is None:
-            self._by_uid[meta["uid"]] = (kind, key)
-        old_meta = old["metadata"] if old is not None else {}
-        refs = meta.get("ownerReferences")
-        old_refs = old_meta.get("ownerReferences")
-        # Most writes share labels and references with the stored version (copy-on-write): skip comparing.
-        if refs is not old_refs and refs != old_refs:
-            for ref in old_refs or ():
-                self._by_owner.get(ref.get("uid", ""), {}).pop((kind, key), None)
-                self._owned_in_order.pop(ref.get("uid", ""), None)
-            for ref in refs or ():
-                self._by_owner.setdefault(ref.get("uid", ""), {})[(kind, key)] = None
-                self._owned_in_order.pop(ref.get("uid", ""), None)
-        labels = meta.get("labels")
-        old_labels = old_meta.get("labels")
-        index = self._label_index.get(kind)
-        if index is not None and labels is not old_labels and labels != old_labels:
-            for item in (old_labels or {}).items():
-                bucket = index.get(item)
-                if bucket is not None:
-                    bucket.pop(key, None)
-            for item in (labels or {}).items():
-                index.setdefault(item, {})[key] = None
-
-    def _remove(self, kind: str, key: Key, obj: Obj, *, rv_assigned: bool = False) -> Obj:
-        """Drop ``key`` and send DELETED carrying ``obj``, the last state, with the stored version as ``old``.
-        ``rv_assigned``: ``obj`` already holds this write's new resourceVersion (an update or delete that ends
-        in removal); otherwise the deletion gets one of its own. Indexes are cleaned from the *stored*
-        version, which is what they were built from: the final state may differ (one update can drop the
-        last finalizer and change labels)."""
-        stored = self._objects[kind].pop(key)
-        self._valid_specs.pop((kind, key), None)
-        stored_meta = stored["metadata"]
-        self._by_uid.pop(stored_meta["uid"], None)
-        for ref in stored_meta.get("ownerReferences") or ():
-            self._by_owner.get(ref.get("uid", ""), {}).pop((kind, key), None)
-            self._owned_in_order.pop(ref.get("uid", ""), None)
-        index = self._label_index.get(kind)
-        if index is not None:
-            for item in (stored_meta.get("labels") or {}).items():
-                bucket = index.get(item)
-                if bucket is not None:
-                    bucket.pop(key, None)
-        if rv_assigned:
-            deleted = obj
-        else:
-            deleted = dict(obj)
-            deleted["metadata"] = dict(obj["metadata"])
-            deleted["metadata"]["resourceVersion"] = self._next_rv()
-        if self.snapshots is not None:
-            self.snapshots.stored(deleted)
-        self._notify("DELETED", kind, deleted, stored)
-        return deleted

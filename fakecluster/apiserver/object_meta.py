@@ -1,0 +1,89 @@
+"""Object metadata rules of the generic registry: generated names and uids, name syntax, owner references
+(k8s.io/apiserver/pkg/storage/names/generate.go, k8s.io/apimachinery/pkg/api/validation/objectmeta.go),
+and the Go formatting their messages embed."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Iterable
+
+from fakecluster.api.errors import FieldError
+from fakecluster.api.objects import Obj
+
+NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apiserver/pkg/storage/names
+MAX_GENERATED_NAME_PREFIX = 58
+_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def go_string_slice(values: Iterable[str]) -> str:
+    """Go's ``%#v`` of a ``[]string``, as upstream messages embed it: ``[]string{"a", "b"}``."""
+    return "[]string{" + ", ".join(json.dumps(v) for v in values) + "}"
+
+
+def uuid4(bits: int) -> str:
+    """``str(uuid.UUID(int=bits, version=4))``, without building the UUID object: every create draws
+    one, and ``UUID.__init__``'s argument checks cost more than the formatting."""
+    bits = ((bits & ~(0xC000 << 48)) | (0x8000 << 48))  # the RFC 4122 variant
+    bits = ((bits & ~(0xF000 << 64)) | (4 << 76))  # version 4
+    text = f"{bits:032x}"
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+
+def generate_name(rng: random.Random, prefix: str) -> str:
+    """``names.SimpleNameGenerator``: the prefix (at most 58 characters) and 5 random characters."""
+    prefix = prefix[:MAX_GENERATED_NAME_PREFIX]
+    return prefix + "".join(rng.choice(NAME_ALPHABET) for _ in range(5))
+
+
+def owner_reference_errors(meta: Obj) -> list[FieldError]:
+    """validateOwnerReference's required fields, for kinds whose schema did not already reject the object
+    (the garbage collector relies on every reference naming a uid)."""
+    errs = []
+    for ref in meta.get("ownerReferences") or ():
+        for field_name, detail in (
+            ("apiVersion", "version must not be empty"),
+            ("kind", "must not be empty"),
+            ("name", "must not be empty"),
+            ("uid", "must not be empty"),
+        ):
+            value = ref.get(field_name) or ""
+            if not value:
+                errs.append(FieldError.invalid(f"metadata.ownerReferences.{field_name}", value, detail))
+    return errs
+
+
+def meta_errors(meta: Obj) -> list[FieldError]:
+    """The name (``ValidateObjectMeta``'s RFC 1123 subdomain check) and at most one controller reference."""
+    name = meta.get("name")
+    if not name:
+        return [FieldError.required("metadata.name", "name or generateName is required")]
+    errs = []
+    if len(name) > 253 or not _DNS1123_SUBDOMAIN.match(name):
+        errs.append(
+            FieldError.invalid(
+                "metadata.name",
+                name,
+                "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+                "'-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', "
+                "regex used for "
+                "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+            )
+        )
+    refs = meta.get("ownerReferences") or []
+    if sum(1 for r in refs if r.get("controller")) > 1:
+        errs.append(
+            FieldError.invalid(
+                "metadata.ownerReferences", refs, "Only one reference can have Controller set to true"
+            )
+        )
+    return errs
+
+
+class GoUint64(int):
+    """A Go ``uint64`` as a field error's bad value: ``field.Error`` prints types other than int32/int64
+    with ``%#v``, which renders it in hex (``Invalid value: 0x0``)."""
+
+    def __str__(self) -> str:
+        return hex(self)

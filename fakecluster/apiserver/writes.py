@@ -1,0 +1,513 @@
+"""The write paths of the fake API server: create, update (and the status subresource), merge patch,
+delete and pods/binding, as the generic registry store does them
+(k8s.io/apiserver/pkg/registry/generic/registry/store.go, with the per-kind strategy hooks of
+:mod:`fakecluster.apiserver.resources` and the admission chain of :mod:`fakecluster.apiserver.admission`).
+
+What it reproduces: uid and generateName, a global resourceVersion bumped per persisted write (a no-op
+write bumps nothing and notifies nobody), generation bumped on spec change only, the status subresource,
+optimistic concurrency, NotFound / AlreadyExists / Conflict / Invalid errors, finalizers and
+deletionTimestamp, deletion propagation policies (the garbage collector does the cascading).
+
+Stored objects are never mutated in place: every write stores a new dict (copy-on-write), so a watcher
+may keep the objects it was handed as read-only snapshots, and unchanged subtrees (a pod's spec on a
+status write) are shared between versions instead of copied.
+
+The paths share the resourceVersion counter and the store-then-notify steps, so they stay in one module,
+as they do in ``store.go``; the metadata rules they apply are :mod:`fakecluster.apiserver.object_meta`.
+"""
+
+from __future__ import annotations
+
+import random
+
+from fakecluster.api import errors
+from fakecluster.api.errors import ApiError, FieldError
+from fakecluster.api.objects import Obj, clone, merge_patch
+from fakecluster.apiserver.admission import AdmissionChain
+from fakecluster.apiserver.object_meta import (
+    GoUint64,
+    generate_name,
+    go_string_slice,
+    meta_errors,
+    owner_reference_errors,
+    uuid4,
+)
+from fakecluster.apiserver.resources import ResourceType
+from fakecluster.apiserver.snapshots import SnapshotGuard
+from fakecluster.apiserver.storage import Key, Storage
+from fakecluster.apiserver.watch_fanout import WatchFanOut
+from fakecluster.clock import Clock, parse_rfc3339, rfc3339
+
+_ABSENT = object()
+FOREGROUND = "foregroundDeletion"
+ORPHAN = "orphan"
+
+class ValidatedSpec:
+    """A ``spec`` the server has validated against a kind's schema and owns (a private deep copy that
+    nothing changes): what :meth:`ApiServer.create` checks objects made from it against, field by field,
+    so that a Job controller creating thousands of pods from one template validates the template once
+    and each pod's own parts (metadata, ``hostname``, anything an admission hook changed) per pod.
+    Only :meth:`ApiServer.validated_spec` makes them; a server refuses one it did not make."""
+
+    __slots__ = ("_issuer", "kind", "spec")
+
+    def __init__(self, issuer: WritePath, kind: str, spec: Obj) -> None:
+        self._issuer = issuer
+        self.kind = kind
+        self.spec = spec
+
+
+
+class WritePath:
+    """Every write of one API server. All randomness (uids, generated names) comes from ``rng``."""
+
+    def __init__(self, types: dict[str, ResourceType], storage: Storage, *, fanout: WatchFanOut,
+                 admission: AdmissionChain, clock: Clock, rng: random.Random,
+                 snapshots: SnapshotGuard | None) -> None:
+        self._types = types
+        self._storage = storage
+        self._fanout = fanout
+        self._admission = admission
+        self._clock = clock
+        self._rng = rng
+        self._snapshots = snapshots
+        self._rv = 0
+        self.writes = 0
+
+    def _resource(self, kind: str) -> ResourceType:
+        try:
+            return self._types[kind]
+        except KeyError:
+            raise errors.NotFound.with_message(
+                f'the server could not find the requested resource (kind "{kind}")'
+            ) from None
+
+    def _get(self, kind: str, namespace: str, name: str) -> Obj:
+        rtype = self._resource(kind)
+        obj = self._storage.objects[kind].get((namespace if rtype.namespaced else "", name))
+        if obj is None:
+            raise errors.NotFound(rtype.plural, rtype.group, name)
+        return obj
+
+    def _next_rv(self) -> str:
+        self._rv += 1
+        self.writes += 1
+        return str(self._rv)
+
+    def _invalid(self, rtype: ResourceType, obj: Obj, errs: list[FieldError]) -> ApiError:
+        name = obj.get("metadata", {}).get("name") or obj.get("metadata", {}).get("generateName", "")
+        return errors.Invalid(rtype.kind, rtype.group, name, errs)
+
+    def validated_spec(self, kind: str, spec: Obj) -> ValidatedSpec:
+        """Validate ``spec`` as the ``spec`` of a ``kind`` object and keep a private copy of it, for
+        :meth:`create` ``template=`` (an ``Invalid`` error names the spec's fields, as a create would)."""
+        rtype = self._resource(kind)
+        errs = rtype.schema_errors({"spec": spec})
+        if errs:
+            raise errors.Invalid(rtype.kind, rtype.group, "", errs)
+        return ValidatedSpec(self, kind, clone(spec))
+
+    def create(self, obj: Obj, *, donate: bool = False, template: ValidatedSpec | None = None) -> Obj:
+        """POST. Two options for the cluster's own emulated controllers, which build objects from parts
+        the server already stored (see :class:`~fakecluster.controllers.job.pods.PodFactory`); neither
+        skips a check:
+
+        - ``donate``: the caller hands ``obj`` over and never touches it again, and nobody changes what
+          it shares with other objects; if the kind's strategy and hooks copy on write, the server
+          copies only the object and its metadata instead of deep-copying it;
+        - ``template``: ``obj["spec"]`` was built from that validated spec; the schema check then
+          validates, besides everything outside the spec, only the spec fields that are not the very
+          values the template holds (see :meth:`ResourceType.schema_errors`).
+
+        Everything else (names, owner references, strategy validation, admission) runs as always."""
+        if self._snapshots is not None:
+            self._snapshots.verify()
+        if template is not None and (template._issuer is not self or template.kind != obj.get("kind")):
+            raise errors.BadRequest("the spec template was not validated by this server for this kind")
+        kind = obj.get("kind")
+        if not isinstance(kind, str):
+            raise errors.BadRequest("Object 'Kind' is missing in the request body")
+        rtype = self._resource(kind)
+        hooks = self._admission.create_mutators(kind)
+        if donate and rtype.strategy.copies_on_write and all(h.copies_on_write for h in hooks):
+            obj = dict(obj)
+            if isinstance(obj.get("metadata"), dict):
+                obj["metadata"] = dict(obj["metadata"])
+        else:
+            obj = clone(obj)
+        version = obj.setdefault("apiVersion", rtype.api_version)
+        if version != rtype.api_version:
+            raise errors.NotFound.with_message(f'no matches for kind "{kind}" in version "{version}"')
+        meta = obj.setdefault("metadata", {})
+        if not isinstance(meta, dict):
+            raise self._invalid(rtype, obj, [FieldError.invalid("metadata", meta, "must be an object")])
+        if meta.get("resourceVersion"):
+            raise self._invalid(
+                rtype,
+                obj,
+                [
+                    FieldError.invalid(
+                        "metadata.resourceVersion",
+                        meta["resourceVersion"],
+                        "resourceVersion should not be set on objects to be created",
+                    )
+                ],
+            )
+        if rtype.namespaced:
+            meta["namespace"] = meta.get("namespace") or "default"
+        else:
+            meta.pop("namespace", None)
+        generated = not meta.get("name") and bool(meta.get("generateName"))
+        if generated:
+            meta["name"] = generate_name(self._rng, meta["generateName"])
+        obj = self._admission.admit("CREATE", kind, obj, None, mutate=True)
+        meta = obj["metadata"]
+        errs = meta_errors(meta)
+        spec_template = template.spec if template is not None else None
+        errs += rtype.schema_errors(obj, spec_template=spec_template) or owner_reference_errors(meta)
+        if errs:
+            raise self._invalid(rtype, obj, errs)
+        key = (meta.get("namespace", ""), meta["name"])
+        retries = 7 if generated else 0  # RetryGenerateName (GA 1.32): up to 8 names in all
+        while key in self._storage.objects[kind] and retries > 0:
+            retries -= 1
+            meta["name"] = generate_name(self._rng, meta["generateName"])
+            key = (key[0], meta["name"])
+        if key in self._storage.objects[kind]:
+            raise errors.AlreadyExists(rtype.plural, rtype.group, meta["name"])
+        now = self._clock.timestamp()
+        meta["uid"] = uuid4(self._rng.getrandbits(128))
+        meta["creationTimestamp"] = now
+        for stale in ("deletionTimestamp", "deletionGracePeriodSeconds"):
+            meta.pop(stale, None)
+        if rtype.generation != "none":
+            meta["generation"] = 1
+        if rtype.status_subresource and rtype.generation == "custom":
+            obj.pop("status", None)
+        rtype.strategy.prepare_for_create(obj, now)
+        errs = rtype.strategy.validate(obj)
+        if errs:
+            raise self._invalid(rtype, obj, errs)
+        self._admission.admit("CREATE", kind, obj, None, mutate=False)
+        meta["resourceVersion"] = self._next_rv()
+        self._put(kind, key, obj, None)
+        if rtype.stored_valid:
+            self._storage.valid_specs[(kind, key)] = obj.get("spec")
+        self._fanout.notify("ADDED", kind, obj, None)
+        if self._snapshots is not None:
+            self._snapshots.handed(obj)
+        return obj
+
+    def update(
+        self, obj: Obj, *, subresource: str | None = None, donate: bool = False, _patch: bool = False
+    ) -> Obj:
+        """PUT. ``subresource="status"`` writes only status; the main endpoint ignores status.
+
+        ``donate``: the caller hands its status over and never touches it again (the kubelet builds a
+        fresh status per write), so the store keeps it as is instead of copying it.
+        """
+        if self._snapshots is not None:
+            self._snapshots.verify()
+        kind = obj.get("kind")
+        if not isinstance(kind, str):
+            raise errors.BadRequest("Object 'Kind' is missing in the request body")
+        rtype = self._resource(kind)
+        meta_in = obj.get("metadata") or {}
+        ns = (meta_in.get("namespace") or "default") if rtype.namespaced else ""
+        name = meta_in.get("name", "")
+        key = (ns, name)
+        old = self._storage.objects[kind].get(key)
+        if old is None:
+            raise errors.NotFound(rtype.plural, rtype.group, name)
+        rv = meta_in.get("resourceVersion")
+        if rv:
+            if rv != old["metadata"]["resourceVersion"]:
+                raise errors.Conflict(rtype.plural, rtype.group, name)
+        elif not rtype.unconditional_update and not _patch:
+            # Upstream names the *resource* here (store.go: "The Invalid error should have a field for
+            # Resource"), so the message reads `widgets.example.com "w" is invalid`, not `Widget.example.com`.
+            raise errors.Invalid(
+                rtype.plural,
+                rtype.group,
+                name,
+                [
+                    FieldError.invalid(
+                        "metadata.resourceVersion", GoUint64(0), "must be specified for an update"
+                    )
+                ],
+            )
+        if meta_in.get("uid") and meta_in["uid"] != old["metadata"]["uid"]:
+            raise errors.Conflict(
+                rtype.plural,
+                rtype.group,
+                name,
+                f"Precondition failed: UID in precondition: {meta_in['uid']}, "
+                f"UID in object meta: {old['metadata']['uid']}",
+            )
+        if subresource == "status":
+            if not rtype.status_subresource:
+                raise errors.NotFound(rtype.plural, rtype.group, name)
+            new = dict(old)
+            new["metadata"] = dict(old["metadata"])
+            status = obj.get("status")
+            if status is None:
+                new.pop("status", None)
+            else:
+                new["status"] = status if donate else clone(status)
+            errs = rtype.status_errors(new.get("status")) + rtype.strategy.validate_status_update(new, old)
+        else:
+            new = dict(obj) if _patch else clone(obj)
+            new["apiVersion"] = old["apiVersion"]
+            new["metadata"] = new_meta = dict(new.get("metadata") or {})
+            for fixed in (
+                "uid",
+                "creationTimestamp",
+                "namespace",
+                "generation",
+                "deletionTimestamp",
+                "deletionGracePeriodSeconds",
+            ):
+                if fixed in old["metadata"]:
+                    new_meta[fixed] = old["metadata"][fixed]
+                else:
+                    new_meta.pop(fixed, None)
+            if rtype.status_subresource:
+                if "status" in old:
+                    new["status"] = old["status"]
+                else:
+                    new.pop("status", None)
+            if old["metadata"].get("deletionTimestamp"):
+                added = set(new_meta.get("finalizers") or ()) - set(old["metadata"].get("finalizers") or ())
+                if added:
+                    raise self._invalid(
+                        rtype,
+                        new,
+                        [
+                            FieldError.forbidden(
+                                "metadata.finalizers",
+                                "no new finalizers can be added if the object is being deleted, "
+                                "found new finalizers " + go_string_slice(sorted(added)),
+                            )
+                        ],
+                    )
+            new = self._admission.admit("UPDATE", kind, new, old, mutate=True)
+            rtype.strategy.prepare_for_update(new, old)
+            body = {k: v for k, v in new.items() if k != "status"} if rtype.status_subresource else new
+            schema_errs = rtype.schema_errors(body, valid_spec=self._storage.valid_specs.get((kind, key)),
+                                              valid_metadata=old["metadata"] if rtype.stored_valid else None)
+            new_meta = new["metadata"]
+            if new_meta.get("name") == old["metadata"].get("name") \
+                    and new_meta.get("ownerReferences") is old["metadata"].get("ownerReferences"):
+                errs = schema_errs  # name and references as stored: they passed the checks below then
+            else:
+                errs = meta_errors(new_meta) + (schema_errs or owner_reference_errors(new_meta))
+            if not errs:
+                errs = rtype.strategy.validate(new) + rtype.strategy.validate_update(new, old)
+        if errs:
+            raise self._invalid(rtype, new, errs)
+        if subresource != "status":
+            self._admission.admit("UPDATE", kind, new, old, mutate=False)
+        new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
+        if subresource == "status":
+            # Everything but the status is the stored object's (metadata an equal copy): compare that.
+            unchanged = new.get("status", _ABSENT) == old.get("status", _ABSENT)
+        else:
+            unchanged = new == old
+        if unchanged:
+            if self._snapshots is not None:
+                self._snapshots.handed(old)
+            return old  # no-op: no new revision, no watch event
+        if subresource != "status" and self._generation_changed(rtype, new, old):
+            new["metadata"]["generation"] = old["metadata"].get("generation", 0) + 1
+        new["metadata"]["resourceVersion"] = self._next_rv()
+        if self._should_remove(rtype, new):
+            return self._remove(kind, key, new, rv_assigned=True)
+        self._put(kind, key, new, old)
+        if rtype.stored_valid and subresource != "status":
+            self._storage.valid_specs[(kind, key)] = new.get("spec")  # validated above (or kept from `old`)
+        self._fanout.notify("MODIFIED", kind, new, old)
+        return new
+
+    def _generation_changed(self, rtype: ResourceType, new: Obj, old: Obj) -> bool:
+        if rtype.generation == "spec":
+            return new.get("spec") != old.get("spec")
+        if rtype.generation == "custom":
+            # customResourceStrategy.PrepareForUpdate: without a status subresource, status is a plain field.
+            skip = ("metadata", "status") if rtype.status_subresource else ("metadata",)
+            return {k: v for k, v in new.items() if k not in skip} != {
+                k: v for k, v in old.items() if k not in skip
+            }
+        return False
+
+    def patch(
+        self, kind: str, namespace: str, name: str, patch: Obj, *, subresource: str | None = None
+    ) -> Obj:
+        """JSON merge patch (RFC 7386). A resourceVersion in the patch acts as a precondition."""
+        if not isinstance(patch, dict):
+            raise errors.BadRequest("a JSON merge patch must be a JSON object")
+        current = self._get(kind, namespace, name)
+        merged = merge_patch(current, patch)
+        merged["kind"] = kind
+        # merge_patch shares untouched subtrees with the stored object: copy metadata before writing to it.
+        merged["metadata"] = merged_meta = dict(merged.get("metadata") or {})
+        merged_meta["name"] = name
+        merged_meta.pop("namespace", None)
+        if "namespace" in current["metadata"]:
+            merged_meta["namespace"] = current["metadata"]["namespace"]
+        if "resourceVersion" not in (patch.get("metadata") or {}):
+            merged_meta["resourceVersion"] = current["metadata"]["resourceVersion"]
+        # merge_patch copied every path the patch touches and shares the rest with the stored (never
+        # mutated) object, so the update can skip its defensive deep copy.
+        return self.update(merged, subresource=subresource, _patch=True)
+
+    def delete(
+        self,
+        kind: str,
+        namespace: str,
+        name: str,
+        *,
+        propagation_policy: str | None = None,
+        grace_period_seconds: int | None = None,
+        preconditions: Obj | None = None,
+    ) -> Obj | None:
+        """DELETE. Returns the object if it still exists (being finalized or terminating), else None."""
+        if self._snapshots is not None:
+            self._snapshots.verify()
+        rtype = self._resource(kind)
+        key = (namespace if rtype.namespaced else "", name)
+        old = self._storage.objects[kind].get(key)
+        if old is None:
+            raise errors.NotFound(rtype.plural, rtype.group, name)
+        if preconditions:
+            for field_name, label in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
+                want = preconditions.get(field_name)
+                if want and want != old["metadata"].get(field_name):
+                    raise errors.Conflict(
+                        rtype.plural,
+                        rtype.group,
+                        name,
+                        f"Precondition failed: {label} in precondition: {want}, {label} in object meta: "
+                        f"{old['metadata'].get(field_name)}",
+                    )
+        if propagation_policy not in (None, "Foreground", "Background", "Orphan"):
+            raise errors.BadRequest(f"unsupported propagation policy {propagation_policy!r}")
+        finalizers = list(old["metadata"].get("finalizers") or ())
+        policy = propagation_policy
+        if policy is None:
+            policy = (
+                "Orphan"
+                if ORPHAN in finalizers
+                else "Foreground"
+                if FOREGROUND in finalizers
+                else rtype.default_propagation
+            )
+        if policy == "Foreground" and FOREGROUND not in finalizers:
+            finalizers = [f for f in finalizers if f != ORPHAN] + [FOREGROUND]
+        elif policy == "Orphan" and ORPHAN not in finalizers:
+            finalizers = [f for f in finalizers if f != FOREGROUND] + [ORPHAN]
+        elif policy == "Background":
+            finalizers = (
+                [f for f in finalizers if f not in (ORPHAN, FOREGROUND)] if propagation_policy else finalizers
+            )
+        meta = old["metadata"]
+        deleting = meta.get("deletionTimestamp") is not None
+        pending = meta.get("deletionGracePeriodSeconds") or 0
+        if not deleting:
+            grace = rtype.strategy.graceful_delete_seconds(old, grace_period_seconds)
+        elif pending and (grace_period_seconds is None or grace_period_seconds >= pending):
+            return old  # rest.BeforeDelete: graceful deletion pending; only a shorter grace changes anything
+        else:
+            grace = max(grace_period_seconds or 0, 0) if pending else 0
+        if not finalizers and grace == 0:
+            self._remove(kind, key, old)
+            return None
+        new = dict(old)
+        new["metadata"] = new_meta = dict(meta)
+        if finalizers != list(meta.get("finalizers") or ()):
+            if finalizers:
+                new_meta["finalizers"] = finalizers
+            else:
+                new_meta.pop("finalizers", None)
+        if not deleting:
+            new_meta["deletionTimestamp"] = rfc3339(self._clock.now + grace)
+            new_meta["deletionGracePeriodSeconds"] = grace
+            if meta.get("generation"):
+                new_meta["generation"] = meta["generation"] + 1
+        elif grace < pending:
+            # A shorter grace period counts from the original request: deadline - old grace + new grace.
+            requested_at = parse_rfc3339(meta["deletionTimestamp"]) - pending
+            new_meta["deletionTimestamp"] = rfc3339(requested_at + grace)
+            new_meta["deletionGracePeriodSeconds"] = grace
+        if new == old:
+            return old
+        new_meta["resourceVersion"] = self._next_rv()
+        if self._should_remove(rtype, new):
+            self._remove(kind, key, new, rv_assigned=True)
+            return None
+        self._put(kind, key, new, old)
+        self._fanout.notify("MODIFIED", kind, new, old)
+        return new
+
+    def bind(self, namespace: str, name: str, node_name: str) -> Obj:
+        """pods/binding: set ``spec.nodeName`` and ``PodScheduled=True`` in one revision, as the binding
+        REST handler does; binding an already bound pod is a Conflict."""
+        if self._snapshots is not None:
+            self._snapshots.verify()
+        old = self._get("Pod", namespace, name)
+        if old["spec"].get("nodeName"):
+            raise errors.Conflict(
+                "pods", "", name, f"pod {name} is already assigned to node {old['spec']['nodeName']!r}"
+            )
+        if old["metadata"].get("deletionTimestamp") is not None:
+            raise errors.Conflict("pods", "", name, "pod is being deleted, cannot be assigned to a host")
+        new = dict(old)
+        new["spec"] = dict(old["spec"], nodeName=node_name)
+        status = dict(old.get("status") or {})
+        conditions = [c for c in status.get("conditions") or () if c.get("type") != "PodScheduled"]
+        conditions.append(
+            {
+                "type": "PodScheduled",
+                "status": "True",
+                "lastProbeTime": None,
+                "lastTransitionTime": self._clock.timestamp(),
+            }
+        )
+        status["conditions"] = conditions
+        new["status"] = status
+        new["metadata"] = dict(old["metadata"], resourceVersion=self._next_rv())
+        self._put("Pod", (namespace, name), new, old)
+        valid_specs = self._storage.valid_specs
+        if valid_specs.get(("Pod", (namespace, name))) is old["spec"] and isinstance(node_name, str):
+            valid_specs[("Pod", (namespace, name))] = new["spec"]  # plus a string nodeName: still valid
+        self._fanout.notify("MODIFIED", "Pod", new, old)
+        return new
+
+    def _should_remove(self, rtype: ResourceType, obj: Obj) -> bool:
+        meta = obj["metadata"]
+        if meta.get("deletionTimestamp") is None or meta.get("finalizers"):
+            return False
+        return not meta.get("deletionGracePeriodSeconds")
+
+    # ------------------------------------------------------------------ storage
+    def _put(self, kind: str, key: Key, obj: Obj, old: Obj | None) -> None:
+        self._storage.put(kind, key, obj, old)
+        if self._snapshots is not None:
+            self._snapshots.stored(obj)
+
+    def _remove(self, kind: str, key: Key, obj: Obj, *, rv_assigned: bool = False) -> Obj:
+        """Drop ``key`` and send DELETED carrying ``obj``, the last state, with the stored version as ``old``.
+        ``rv_assigned``: ``obj`` already holds this write's new resourceVersion (an update or delete that ends
+        in removal); otherwise the deletion gets one of its own. Indexes are cleaned from the *stored*
+        version, which is what they were built from: the final state may differ (one update can drop the
+        last finalizer and change labels)."""
+        stored = self._storage.drop(kind, key)
+        if rv_assigned:
+            deleted = obj
+        else:
+            deleted = dict(obj)
+            deleted["metadata"] = dict(obj["metadata"])
+            deleted["metadata"]["resourceVersion"] = self._next_rv()
+        if self._snapshots is not None:
+            self._snapshots.stored(deleted)
+        self._fanout.notify("DELETED", kind, deleted, stored)
+        return deleted
