@@ -11,11 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from fakecluster.api.errors import ApiError
 from fakecluster.clock import Clock, Timer
 
-Reconcile = Callable[[Hashable], float | None]
+K = TypeVar("K", bound=Hashable)
+"""A controller's work-queue key type."""
+
+NamespacedName = tuple[str, str]
+"""``types.NamespacedName``: the usual key, (namespace, name)."""
+
+Reconcile = Callable[[K], float | None]
+"""Reconcile one key; the optional requeue-after seconds."""
 
 BACKOFF_BASE = 0.005
 BACKOFF_MAX = 1000.0
@@ -28,14 +36,15 @@ class ReconcileStats:
     last_errors: list[str] = field(default_factory=list)
 
 
-class Controller:
-    """A named work queue bound to a reconcile function, driven by the virtual clock."""
+class Controller(Generic[K]):
+    """A named work queue bound to a reconcile function, driven by the virtual clock; generic over the
+    key type, which the reconcile function's parameter fixes."""
 
     def __init__(
         self,
         clock: Clock,
         name: str,
-        reconcile: Reconcile,
+        reconcile: Reconcile[K],
         *,
         latency: float = 0.0,
         backoff_base: float = BACKOFF_BASE,
@@ -49,12 +58,12 @@ class Controller:
         """First retry delay after an error; doubles per consecutive failure up to ``backoff_max``
         (controllers built on client-go's own work queue, like the Job controller, use other values)."""
         self.backoff_max = backoff_max
-        self._due: dict[Hashable, Timer] = {}
-        self._failures: dict[Hashable, int] = {}
+        self._due: dict[K, Timer] = {}
+        self._failures: dict[K, int] = {}
         self.stats = ReconcileStats()
         self.stopped = False
 
-    def enqueue(self, key: Hashable, after: float = 0.0) -> None:
+    def enqueue(self, key: K, after: float = 0.0) -> None:
         """Queue ``key`` to reconcile ``latency + after`` seconds from now, unless due sooner already."""
         if self.stopped:
             return
@@ -66,7 +75,7 @@ class Controller:
             timer.cancel()
         self._due[key] = self.clock.call_at(when, self._run, key)
 
-    def _run(self, key: Hashable) -> None:
+    def _run(self, key: K) -> None:
         self._due.pop(key, None)
         if self.stopped:
             return

@@ -58,7 +58,8 @@ def freeze_once() -> None:
     _freezer = freeze_time(_EPOCH_NAIVE, ignore=list(_IGNORE))
     _freezer.start()
     _source = _VirtualOrRealTime()
-    freezegun_api.freeze_factories[-1] = _source
+    # freezegun types its factory stack by its own factory classes; ours answers the same call.
+    freezegun_api.freeze_factories[-1] = _source  # type: ignore[call-overload]
     freezegun_api.ignore_lists[-1] = _EVERYTHING
     atexit.register(_freezer.stop)
 

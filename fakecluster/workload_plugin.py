@@ -65,7 +65,8 @@ def load_plugin(name: str = "jobset") -> WorkloadPlugin:
     """The installed plugin called ``name`` (entry points only: the cluster never imports a workload)."""
     for ep in entry_points(group="fakecluster.workloads"):
         if ep.name == name:
-            return ep.load()  # type: ignore[no-any-return]
+            plugin: WorkloadPlugin = ep.load()
+            return plugin
     raise LookupError(
         f"no fakecluster workload plugin named {name!r} is installed "
         "(run `pip install -e .` in the project root)"

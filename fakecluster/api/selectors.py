@@ -75,7 +75,9 @@ _SET_RE = re.compile(
 
 
 def _split_terms(text: str) -> list[str]:
-    terms, depth, current = [], 0, []
+    terms: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in text:
         if ch == "(":
             depth += 1

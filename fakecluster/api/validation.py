@@ -39,7 +39,7 @@ __all__ = ["dump", "fields_valid", "spec_model", "validate_model"]
 
 M = TypeVar("M", bound=BaseModel)
 
-_WIRE_NAMES_ONLY: dict[str, bool] = (
+_WIRE_NAMES_ONLY: dict[str, Any] = (
     {"by_alias": True, "by_name": False}
     if "by_name" in inspect.signature(BaseModel.model_validate).parameters
     else {}

@@ -139,8 +139,8 @@ class PodStrategy(Strategy):
         if requested is not None:
             grace = requested
         else:
-            grace = spec.get("terminationGracePeriodSeconds")
-            grace = 30 if grace is None else int(grace)
+            declared = spec.get("terminationGracePeriodSeconds")
+            grace = 30 if declared is None else int(declared)
         return 1 if grace < 0 else grace  # a negative grace period becomes 1
 
 

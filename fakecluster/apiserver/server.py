@@ -29,7 +29,7 @@ from fakecluster.apiserver.admission import AdmissionChain, MutatingHook, Valida
 from fakecluster.apiserver.eviction import evict_pod
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.snapshots import SnapshotGuard, enabled_by_environment
-from fakecluster.apiserver.storage import Key, ObjList, Storage
+from fakecluster.apiserver.storage import Key, KindObjList, ObjList, Storage
 from fakecluster.apiserver.watch_fanout import Handler, WatchFanOut
 from fakecluster.apiserver.writes import FOREGROUND, ORPHAN, ValidatedSpec, WritePath
 from fakecluster.clock import Clock
@@ -125,7 +125,7 @@ class ApiServer:
                 guard.handed(obj)
         return found
 
-    def dependents(self, owner_uid: str) -> list[tuple[str, Obj]]:
+    def dependents(self, owner_uid: str) -> KindObjList:
         """Objects whose ownerReferences name ``owner_uid`` (the garbage collector's graph)."""
         return self._storage.dependents(owner_uid)
 

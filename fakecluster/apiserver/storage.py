@@ -14,6 +14,8 @@ from fakecluster.apiserver.resources import ResourceType
 
 Key = tuple[str, str]  # (namespace, name)
 ObjList = list[Obj]
+KindObjList = list[tuple[str, Obj]]
+"""(kind, object) pairs, under a name that ``ApiServer.list`` cannot shadow in annotations."""
 
 
 class Storage:
@@ -31,7 +33,7 @@ class Storage:
         """Per kind, keys by ``(label, value)``: built the first time a kind is listed by a label
         selector, then kept current. Nothing in the cluster itself lists by label, so a run that never
         does skips the per-label bookkeeping on every create (a JobSet pod carries ~17 labels)."""
-        self.valid_specs: dict[tuple[str, Key], Obj] = {}
+        self.valid_specs: dict[tuple[str, Key], Obj | None] = {}
         """For kinds whose stored objects always pass the schema (``ResourceType.stored_valid``): the
         spec object each stored object has, so a patch that keeps it validates only what it changes."""
 
@@ -54,7 +56,9 @@ class Storage:
             terms = sel.equality_terms() if selector is not None else []
             if terms:
                 index = self.labels_of_kind(kind)
-                keys = min((index.get(t, {}) for t in terms), key=len)
+                buckets: list[dict[Key, None]] = [index.get(t, {}) for t in terms]
+                smallest: dict[Key, None] = min(buckets, key=len)
+                keys = smallest
             else:
                 keys = store.keys()
         if namespace and rtype.namespaced:  # "" means all namespaces, as in client-go

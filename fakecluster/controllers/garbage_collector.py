@@ -13,7 +13,6 @@ finalizers (kube-controller-manager's garbagecollector, reduced to its observabl
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Hashable
 
 from fakecluster.api.errors import NotFound
 from fakecluster.api.objects import Obj
@@ -55,10 +54,10 @@ class GarbageCollector:
                 if self.server.get_by_uid(ref["uid"]) is None:
                     self.controller.enqueue(ref["uid"])
 
-    def _reconcile(self, uid: Hashable) -> None:
-        owner = self.server.get_by_uid(str(uid))
+    def _reconcile(self, uid: str) -> None:
+        owner = self.server.get_by_uid(uid)
         if owner is None:
-            self._collect_orphans(str(uid))
+            self._collect_orphans(uid)
             return
         finalizers = owner["metadata"].get("finalizers") or ()
         if owner["metadata"].get("deletionTimestamp") is None:

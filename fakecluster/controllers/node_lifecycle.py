@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -219,8 +218,7 @@ class NodeLifecycleController:
         self._detect[name] = self._clock.call_at(self._failed[name] + self.grace, self.monitor.enqueue, name)
 
     # ------------------------------------------------------------------ monitorNodeHealth, one node
-    def _monitor_node(self, key: Hashable) -> None:
-        name = str(key)
+    def _monitor_node(self, name: str) -> None:
         node = self._nodes.get(name)
         if node is None:
             return
@@ -377,10 +375,9 @@ class NodeLifecycleController:
         self._try_taint(zone)
 
     # ------------------------------------------------------------------ taint writes
-    def _no_schedule_pass(self, key: Hashable) -> None:
+    def _no_schedule_pass(self, name: str) -> None:
         """``doNoScheduleTaintingPass``: NoSchedule taints follow the node's conditions and
         ``spec.unschedulable``."""
-        name = str(key)
         try:
             node = self._client.get("Node", "", name)
         except ApiError:

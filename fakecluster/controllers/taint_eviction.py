@@ -22,7 +22,6 @@ node). Events (``TaintManagerEviction``) are not recorded.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from dataclasses import dataclass
 
 from fakecluster.api.errors import ApiError, NotFound
@@ -169,11 +168,12 @@ class TaintEvictionController:
         self.controller.enqueue(("Pod", *key, node))
 
     # ------------------------------------------------------------------ workers
-    def _handle(self, key: Hashable) -> None:
-        if key[0] == "Node":  # type: ignore[index]
-            self._handle_node(key[1])  # type: ignore[index]
+    def _handle(self, key: tuple[str, ...]) -> None:
+        """Keys: ``("Node", name)`` or ``("Pod", namespace, name, node)``."""
+        if key[0] == "Node":
+            self._handle_node(key[1])
         else:
-            _, namespace, name, node = key  # type: ignore[misc]
+            _, namespace, name, node = key
             self._handle_pod(namespace, name, node)
 
     def _handle_node(self, name: str) -> None:

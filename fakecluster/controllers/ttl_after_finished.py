@@ -16,7 +16,6 @@ Upstream records no event on deletion, and neither does this emulation.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Hashable
 
 from fakecluster.api.errors import NotFound
 from fakecluster.api.objects import Obj
@@ -24,7 +23,7 @@ from fakecluster.api.watch import WatchEvent
 from fakecluster.client.protocol import Client
 from fakecluster.clock import Clock, parse_rfc3339
 from fakecluster.controllers.job.status import COMPLETE, FAILED, is_finished
-from fakecluster.runtime import Controller
+from fakecluster.runtime import Controller, NamespacedName
 
 COMPONENT = "ttl-after-finished-controller"
 
@@ -64,10 +63,10 @@ class TTLAfterFinishedController:
         if meta.get("deletionTimestamp") is None and needs_cleanup(job):
             self.controller.enqueue((meta.get("namespace", ""), meta["name"]))
 
-    def _process_job(self, key: Hashable) -> float | None:
+    def _process_job(self, key: NamespacedName) -> float | None:
         """``processJob``: requeue at the expiry, or, once expired, re-check a fresh copy and delete it.
         Returns the requeue delay."""
-        namespace, name = key  # type: ignore[misc]
+        namespace, name = key
         job = self._get(namespace, name)
         if job is None:
             return None

@@ -175,6 +175,7 @@ def _rejected(index: int, head: str, message: str, rejection: str | None) -> Fai
 
 
 def _state(index: int, exp: Expectation, state: StateCheck, result: RunResult) -> Failure | None:
+    snapshot: Snapshot | None
     if exp.at is None:
         head, snapshot = f"expect[{index}] final", result.final
     else:
@@ -184,6 +185,8 @@ def _state(index: int, exp: Expectation, state: StateCheck, result: RunResult) -
             snapshot = result.final
         if snapshot is None:
             return Failure(index, f"{head}: the run recorded no snapshot at that time")
+    if snapshot is None:
+        return Failure(index, f"{head}: the run recorded no final snapshot")
     problems = _state_problems(state, snapshot)
     if not problems:
         return None

@@ -353,9 +353,9 @@ class _WorkloadChecker:
         if state.jobset is None:
             return
         metadata = state.jobset.get("metadata")
-        name = state.jobset.get("name") or (metadata.get("name") if isinstance(metadata, Mapping) else None)
+        named = state.jobset.get("name") or (metadata.get("name") if isinstance(metadata, Mapping) else None)
         path = f"{base}.jobset.name" if "name" in state.jobset else f"{base}.jobset"
-        self.jobset(name if isinstance(name, str) else None, path, "with 'name: <jobset>' under 'jobset:'")
+        self.jobset(named if isinstance(named, str) else None, path, "with 'name: <jobset>' under 'jobset:'")
 
     def pod_match(self, match: fmt.PodMatch, path: str) -> None:
         if match.jobset is not None:

@@ -153,7 +153,9 @@ def _tolerates(toleration: Obj, taint: Obj) -> bool:
 
 def _expression_matches(expr: Obj, labels: dict[str, str]) -> bool:
     """``nodeaffinity`` requirement: In/NotIn/Exists/DoesNotExist/Gt/Lt against node labels."""
-    key, operator, values = expr.get("key", ""), expr.get("operator"), expr.get("values") or ()
+    key: str = expr.get("key", "")
+    operator = expr.get("operator")
+    values: list[str] = expr.get("values") or []
     present = key in labels
     if operator == "In":
         return present and labels[key] in values

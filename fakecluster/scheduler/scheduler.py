@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Hashable
 from dataclasses import dataclass
 
 from fakecluster.api.errors import ApiError
@@ -38,7 +37,7 @@ from fakecluster.api.watch import WatchEvent
 from fakecluster.client.protocol import Client
 from fakecluster.clock import Clock
 from fakecluster.kubelet.pod_timings import BehaviourResolver
-from fakecluster.runtime import Controller
+from fakecluster.runtime import Controller, NamespacedName
 from fakecluster.scheduler.filters import (
     DEFAULT_SCHEDULER,
     INITIAL_BACKOFF,
@@ -245,10 +244,10 @@ class Scheduler:
             node.add(request, -1)
 
     # ------------------------------------------------------------------ scheduling cycle
-    def _schedule_one(self, key: Hashable) -> None:
+    def _schedule_one(self, key: NamespacedName) -> None:
         """One scheduling cycle (``ScheduleOne``): filter, score, bind or record the failure."""
-        namespace, name = key  # type: ignore[misc]
-        queued = self._queued.get(key)  # type: ignore[call-overload]
+        namespace, name = key
+        queued = self._queued.get(key)
         if queued is None:
             return
         try:
@@ -278,12 +277,12 @@ class Scheduler:
         if best is None:
             if queued.signature is None:
                 queued.signature = scheduling_signature(queued.spec, queued.request)
-            self._parked.setdefault(queued.signature, {})[key] = None  # type: ignore[index]
+            self._parked.setdefault(queued.signature, {})[key] = None
             self._record_failure(pod, fit_error_message(len(self._nodes), failures))
             return
         self.client.bind(namespace, name, best.name)
         self._assume(queued.uid, best.name, queued.request)
-        self._drop(key, queued.uid)  # type: ignore[arg-type]
+        self._drop(key, queued.uid)
 
     def _record_failure(self, pod: Obj, message: str) -> None:
         """``PodScheduled=False/Unschedulable`` via the status subresource (``updatePod`` in

@@ -74,7 +74,7 @@ def update_condition(js: Obj, cond: ConditionOpts | None, now: str) -> bool:
     """``updateCondition``: mutate ``js.status.conditions`` in place; True if anything changed."""
     if cond is None:
         return False
-    new = {
+    new: Obj = {
         "type": cond.type,
         "status": cond.status,
         "lastTransitionTime": now,

@@ -11,7 +11,6 @@ so a restarted controller picks up from what the API server stores.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
 from fakecluster.api.errors import ApiError, NotFound
@@ -19,7 +18,7 @@ from fakecluster.api.objects import Obj, clone, controller_of, owner_reference
 from fakecluster.api.watch import WatchEvent
 from fakecluster.client.protocol import Client
 from fakecluster.clock import Clock
-from fakecluster.runtime import Controller
+from fakecluster.runtime import Controller, NamespacedName
 from jobset import features
 from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.child_jobs import (
@@ -123,9 +122,9 @@ class JobSetController:
                 self.controller.enqueue((obj["metadata"].get("namespace", ""), ref["name"]))
 
     # ------------------------------------------------------------------ reconcile
-    def reconcile(self, key: Hashable) -> float | None:
+    def reconcile(self, key: NamespacedName) -> float | None:
         """``Reconcile``: returns the requeue-after seconds (TTL only) or None; errors propagate."""
-        namespace, name = key  # type: ignore[misc]
+        namespace, name = key
         try:
             # A private copy, as controller-runtime's cached Get deep-copies into the caller's struct:
             # the reconcile fills in the status it writes back.

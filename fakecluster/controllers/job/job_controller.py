@@ -18,7 +18,6 @@ an orphaning or background deletion of a Job finish.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from datetime import UTC, datetime
 
 from fakecluster.api.errors import AlreadyExists, ApiError, NotFound
@@ -73,8 +72,8 @@ class JobController:
         self._client.watch("Pod", self._on_pod_event)
 
     # ------------------------------------------------------------------ reconcile
-    def _sync(self, key: Hashable) -> float | None:
-        kind, namespace, name = key  # type: ignore[misc]
+    def _sync(self, key: tuple[str, str, str]) -> float | None:
+        kind, namespace, name = key
         if kind == "Pod":
             self._sync_orphan_pod(namespace, name)
             return None
