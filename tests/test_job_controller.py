@@ -242,7 +242,8 @@ IGNORE_DISRUPTION = {"rules": [{"action": "Ignore", "onPodConditions": [{"type":
      "podFailurePolicy": IGNORE_DISRUPTION},
 ])
 def test_pods_built_from_a_stored_job_pass_the_pod_schema(shape: dict[str, Any]) -> None:
-    """The premise on which the Job controller creates pods with ``schema_valid=True``."""
+    """Pods built from a stored Job pass the Pod schema, so the server never falls back to validating a
+    Job controller pod in full (PodFactory.validated_template finds the factory's spec valid)."""
     h = Harness()
     template = {"metadata": {"labels": {"app": "x"}, "annotations": {"note": "y"}, "finalizers": ["keep/me"]},
                 "spec": {"restartPolicy": "Never", "subdomain": "svc", "nodeSelector": {"pool": "a"},
