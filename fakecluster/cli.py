@@ -99,5 +99,7 @@ def _writable(target: Path) -> bool:
 
 
 def _indent(text: str) -> str:
-    return "\n".join("    " + line for line in text.splitlines())
+    """Indent a report; each line with control characters escaped (a scenario's name could hold ANSI
+    escapes that repaint the terminal)."""
+    return "\n".join("    " + escape_control(line) for line in text.splitlines())
 

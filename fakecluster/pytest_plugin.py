@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from fakecluster.scenario.errors import escape_control
 from fakecluster.scenario.limits import RunLimits
 from fakecluster.scenario.reading import UnreadableFile, YamlProblem, parse_bounded_yaml, read_bounded_text
 from fakecluster.scenario.runner import ScenarioOutcome, run_scenario
@@ -72,7 +73,7 @@ class ScenarioItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ScenarioFailed):
-            return excinfo.value.outcome.report
+            return "\n".join(escape_control(line) for line in excinfo.value.outcome.report.splitlines())
         return str(super().repr_failure(excinfo, style=style))
 
     def reportinfo(self) -> tuple[Path, int, str]:

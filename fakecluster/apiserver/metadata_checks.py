@@ -28,7 +28,7 @@ from fakecluster.apiserver.errors import FieldError
 
 __all__ = [
     "MAX_GRACE_PERIOD_SECONDS", "SPECIAL_NAME_KINDS", "check_delete_options", "check_metadata_types",
-    "label_errors", "name_errors", "namespace_errors",
+    "job_name_errors", "label_errors", "name_errors", "namespace_errors",
 ]  # fmt: skip
 
 MAX_GRACE_PERIOD_SECONDS = (2**63 - 1) // 10**9
@@ -155,3 +155,24 @@ def check_delete_options(grace_period_seconds: Any, preconditions: Any) -> None:
         value = (preconditions or {}).get(key)
         if value is not None and not isinstance(value, str):
             raise _unmarshal(value, f"Preconditions.preconditions.{key}", "string")
+
+
+def job_name_errors(job: dict[str, Any]) -> list[FieldError]:
+    """The Job rules that bound its name by its pods' (``pkg/apis/batch/validation/validation.go``):
+    the pod template's labels, which now carry ``job-name`` = the Job's name, must be valid label values
+    (``ValidatePodTemplateSpec`` -> ``spec.template.labels``, so 63 characters at most); an Indexed Job's
+    longest pod hostname ``<name>-<completions-1>`` must be a DNS-1123 label."""
+    spec = job.get("spec") if isinstance(job.get("spec"), dict) else {}
+    template = spec.get("template") if isinstance(spec.get("template"), dict) else {}
+    template_meta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
+    labels = template_meta.get("labels")
+    errs = label_errors(labels, "spec.template.labels") if isinstance(labels, dict) else []
+    completions = spec.get("completions")
+    name = job["metadata"].get("name", "")
+    if spec.get("completionMode") == "Indexed" and isinstance(completions, int) and completions > 0:
+        hostname = f"{name}-{completions - 1}"
+        if is_dns1123_label(hostname):
+            errs.append(FieldError.invalid(
+                "metadata.name", name, f"will not able to create pod with invalid DNS label: {hostname}"
+            ))
+    return errs

@@ -31,6 +31,7 @@ from fakecluster.apiserver.metadata_checks import (
     SPECIAL_NAME_KINDS,
     check_delete_options,
     check_metadata_types,
+    job_name_errors,
     label_errors,
     name_errors,
     namespace_errors,
@@ -400,6 +401,8 @@ class ApiServer:
             obj.pop("status", None)
         rtype.strategy.prepare_for_create(obj, now)
         errs = rtype.strategy.validate(obj)
+        if kind == "Job":
+            errs = job_name_errors(obj) + errs
         if errs:
             raise self._invalid(rtype, obj, errs)
         self._admit("CREATE", kind, obj, None, mutate=False)

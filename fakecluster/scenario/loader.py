@@ -206,13 +206,21 @@ def _convert(err: ErrorDetails, file: Path, lines: dict[str, int]) -> ScenarioEr
         message = f"needs at least {n} item{'s' if n != 1 else ''}"
     elif kind in ("greater_than_equal", "greater_than"):
         bound = ctx.get("ge", ctx.get("gt"))
-        message = f"must be {'>=' if kind == 'greater_than_equal' else '>'} {bound}, got {err['input']!r}"
+        sign = ">=" if kind == "greater_than_equal" else ">"
+        message = f"must be {sign} {bound}, got {_short(err['input'])}"
     elif kind in ("less_than_equal", "less_than"):
         bound = ctx.get("le", ctx.get("lt"))
-        message = f"must be {'<=' if kind == 'less_than_equal' else '<'} {bound}, got {err['input']!r}"
+        sign = "<=" if kind == "less_than_equal" else "<"
+        message = f"must be {sign} {bound}, got {_short(err['input'])}"
     elif kind == "literal_error":
         message = f"expected {ctx.get('expected')}, got {_describe(err['input'])}"
     return ScenarioError(message, file=file, field_path=path, line=nearest_line(lines, path))
+
+
+def _short(value: object) -> str:
+    """``repr`` of a value, cut to 40 characters: a 400-digit number is not worth echoing whole."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
 
 
 def _describe(value: object) -> str:

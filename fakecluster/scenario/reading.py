@@ -182,7 +182,8 @@ def parse_bounded_yaml(text: str) -> tuple[yaml.Node | None, Any]:
     except yaml.YAMLError as exc:
         raise YamlProblem(escape_control(str(exc).splitlines()[0])) from None
     except (ValueError, OverflowError, RecursionError) as exc:  # int() of a 5,000-digit number, ...
-        raise YamlProblem(f"a value cannot be read: {escape_control(str(exc))[:120]}") from None
+        reason = escape_control(str(exc).split(":")[0])[:100]  # "Exceeds the limit (4300 digits) ..."
+        raise YamlProblem(f"a value cannot be read ({reason})") from None
     finally:
         loader.dispose()
 

@@ -124,7 +124,9 @@ def run_scenario(
     except ScenarioError as err:
         return failed(scenario.name, scenario.seed, str(err))
     except BudgetExhausted as exc:
-        return failed(scenario.name, scenario.seed, f"{escape_control(str(path))}: {exc}")
+        outcome = failed(scenario.name, scenario.seed, f"{escape_control(str(path))}: {exc}")
+        outcome.virtual_end, outcome.events_run = exc.virtual_time, exc.events
+        return outcome
     except Exception as exc:  # a bug in the cluster or controller: report it with the seed, run the others
         return failed(scenario.name, scenario.seed, *_internal_error(path, "playing", scenario.seed, exc))
     finally:
