@@ -176,7 +176,9 @@ class ScenarioRun:
                 )
             try:
                 name, groups = plugin.shapes(manifest)
-            except (TypeError, ValueError, AttributeError) as err:
+                if not isinstance(name, str) or not all(isinstance(g, str) for g in groups):
+                    raise TypeError("the JobSet and its replicated jobs are named by strings")
+            except (TypeError, ValueError, AttributeError, OverflowError) as err:
                 raise self._unreadable(i, err) from None
             self.shapes[name] = {g: RJobShape(s.replicas, s.pods_per_job) for g, s in groups.items()}
             self.namespaces[name] = (manifest.get("metadata") or {}).get("namespace") or "default"
