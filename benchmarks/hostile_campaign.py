@@ -27,6 +27,7 @@ import json
 import random
 import tempfile
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +163,35 @@ def _body(rng: random.Random) -> Any:
     return body
 
 
+def _valid_objects() -> list[dict[str, Any]]:
+    """Valid objects of each kind; a mutant of one reaches deeper than random JSON (strategies, webhooks)."""
+    container = {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "1"}}}
+    template = {"metadata": {"labels": {"app": "a"}},
+                "spec": {"restartPolicy": "Never", "containers": [container]}}  # fmt: skip
+    library = ROOT / "scenarios" / "driver-first" / "spark-driver-first.yaml"
+    jobset = _inline(yaml.safe_load(library.read_text()), library).get("jobset")
+    objects = [
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "new", "namespace": "default"},
+         "spec": {"nodeName": "node", "terminationGracePeriodSeconds": 30, **template["spec"]}},
+        {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "svc2"},
+         "spec": {"clusterIP": "None", "selector": {"app": "a"}, "ports": [{"port": 80}]}},
+        {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "job"},
+         "spec": {"completions": 2, "parallelism": 2, "completionMode": "Indexed", "template": template}},
+    ]  # fmt: skip
+    return [*objects, jobset] if isinstance(jobset, dict) else objects
+
+
+VALID = _valid_objects()
+
+
+def _mutated(rng: random.Random) -> Any:
+    body = json.loads(json.dumps(rng.choice(VALID)))
+    for _ in range(rng.randrange(1, 3)):
+        path = rng.choice(_paths(body)[1:])
+        body = _set(body, path, _json_value(rng))
+    return body
+
+
 def _snapshot(server: Any) -> str:
     objects = {kind: {repr(k): v for k, v in sorted(store.items())}
                for kind, store in server._objects.items()}  # fmt: skip
@@ -185,7 +215,7 @@ def api_fuzz(calls: int, seed: int) -> collections.Counter[str]:
         kind, ns = rng.choice(["Pod", "Service", "JobSet", "Job"]), rng.choice(["default", "default", 5])
         name = rng.choice(["p", "svc", "js", _json_value(rng)])
         grace = rng.choice([None, 0, 30, 10**18, _json_value(rng)])
-        body = _body(rng)
+        body = _body(rng) if rng.random() < 0.5 else _mutated(rng)
         before = _snapshot(server)
         try:
             if op == "create":
@@ -206,6 +236,8 @@ def api_fuzz(calls: int, seed: int) -> collections.Counter[str]:
                 counts["partial write"] += 1
         except Exception as exc:  # the class the fuzz exists to find
             counts[f"raised {type(exc).__name__}"] += 1
+            frame = traceback.extract_tb(exc.__traceback__)[-1]
+            print(f"RAISED {op} {type(exc).__name__} at {frame.filename}:{frame.lineno}: {exc}"[:300])
         for k in server.kinds():
             try:
                 server.list(k)

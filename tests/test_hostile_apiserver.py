@@ -45,6 +45,47 @@ BODY = st.fixed_dictionaries(
     optional={"apiVersion": st.one_of(st.sampled_from(["v1", "batch/v1", "jobset.x-k8s.io/v1alpha2"]), JSON),
               "metadata": METADATA, "spec": JSON, "status": JSON},
 )  # fmt: skip
+_CONTAINER = {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "1"}}}
+_TEMPLATE = {
+    "metadata": {"labels": {"app": "a"}},
+    "spec": {"restartPolicy": "Never", "containers": [_CONTAINER]},
+}
+VALID = [
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "new", "namespace": "default"},
+     "spec": {"nodeName": "node", **_TEMPLATE["spec"]}},
+    {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "svc2"},
+     "spec": {"clusterIP": "None", "selector": {"app": "a"}, "ports": [{"port": 80}]}},
+    {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "job"},
+     "spec": {"completions": 2, "parallelism": 2, "completionMode": "Indexed", "template": _TEMPLATE}},
+    {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js2"},
+     "spec": {"replicatedJobs": [
+         {"name": "w", "replicas": 2, "template": {"spec": {"template": _TEMPLATE}}}]}},
+]  # fmt: skip
+
+
+def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix]
+    if isinstance(node, dict):
+        for key in node:
+            out += _paths(node[key], (*prefix, key))
+    elif isinstance(node, list):
+        for i, item in enumerate(node):
+            out += _paths(item, (*prefix, i))
+    return out
+
+
+@st.composite
+def mutated_valid(draw: st.DrawFn) -> Any:
+    """A valid object with one value replaced: reaches the strategies and webhooks behind the schema."""
+    body = json.loads(json.dumps(draw(st.sampled_from(VALID))))
+    path = draw(st.sampled_from(_paths(body)[1:]))
+    node = body
+    for part in path[:-1]:
+        node = node[part]
+    node[path[-1]] = draw(JSON)
+    return body
+
+
 NAMES = st.one_of(st.sampled_from(["p", "js", "svc", "missing"]), JSON)
 GRACE = st.one_of(st.none(), st.sampled_from([0, 1, 30, MAX_GRACE_PERIOD_SECONDS + 1, 10**18, 10**30]), JSON)
 
@@ -94,7 +135,7 @@ CALLS = st.lists(
     st.tuples(
         st.sampled_from(["create", "update", "update_status", "patch", "delete", "evict"]),
         st.tuples(st.sampled_from(["Pod", "Service", "JobSet", "Job"]), st.sampled_from(["default", 5]),
-                  NAMES, BODY, GRACE),
+                  NAMES, st.one_of(BODY, mutated_valid()), GRACE),
     ),
     min_size=1,
     max_size=6,

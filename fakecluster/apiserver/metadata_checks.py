@@ -66,17 +66,26 @@ def _unmarshal(value: Any, go_field: str, go_type: str) -> errors.ApiError:
     )
 
 
-def check_metadata_types(meta: Any) -> None:
-    """Raise 400 BadRequest, as the JSON decoder would, for any stored metadata field of the wrong type."""
+def check_metadata_types(
+    meta: Any, stored: dict[str, Any] | None = None, *, names_only: bool = False
+) -> None:
+    """Raise 400 BadRequest, as the JSON decoder would, for any stored metadata field of the wrong type.
+
+    Hot path (every write): parts shared with the ``stored`` metadata (copy-on-write writes keep the
+    stored labels and references) passed this check when stored; ``names_only`` checks only the string
+    fields a status write reads."""
     if not isinstance(meta, dict):
         raise _unmarshal(meta, "Object.metadata", "v1.ObjectMeta")
     for key in _STRING_FIELDS:
         value = meta.get(key)
         if value is not None and not isinstance(value, str):
             raise _unmarshal(value, f"ObjectMeta.metadata.{key}", "string")
+    if names_only:
+        return
+    stored = stored or {}
     for key in ("labels", "annotations"):
         mapping = meta.get(key)
-        if mapping is None:
+        if mapping is None or mapping is stored.get(key):
             continue
         if not isinstance(mapping, dict):
             raise _unmarshal(mapping, f"ObjectMeta.metadata.{key}", "map[string]string")
@@ -84,14 +93,14 @@ def check_metadata_types(meta: Any) -> None:
             if not isinstance(k, str) or not isinstance(v, str):
                 raise _unmarshal(v, f"ObjectMeta.metadata.{key}", "string")
     finalizers = meta.get("finalizers")
-    if finalizers is not None:
+    if finalizers is not None and finalizers is not stored.get("finalizers"):
         if not isinstance(finalizers, list):
             raise _unmarshal(finalizers, "ObjectMeta.metadata.finalizers", "[]string")
         for item in finalizers:
             if not isinstance(item, str):
                 raise _unmarshal(item, "ObjectMeta.metadata.finalizers", "string")
     refs = meta.get("ownerReferences")
-    if refs is not None:
+    if refs is not None and refs is not stored.get("ownerReferences"):
         if not isinstance(refs, list):
             raise _unmarshal(refs, "ObjectMeta.metadata.ownerReferences", "[]v1.OwnerReference")
         for ref in refs:

@@ -375,8 +375,9 @@ class ApiServer:
         if generated:
             meta["name"] = self._generate_name(meta["generateName"])
         obj = self._admit("CREATE", kind, obj, None, mutate=True)
+        if obj["metadata"] is not meta or hooks:
+            check_metadata_types(obj["metadata"])  # again: a mutating webhook may have changed it
         meta = obj["metadata"]
-        check_metadata_types(meta)  # again: a mutating webhook may have changed it
         errs = self._meta_errors(meta, rtype)
         vouched = schema_valid and all(h.keeps_schema_valid for h in hooks)
         errs += ([] if vouched else rtype.schema_errors(obj)) or _owner_reference_errors(meta)
@@ -399,6 +400,9 @@ class ApiServer:
             meta["generation"] = 1
         if rtype.status_subresource and rtype.generation == "custom":
             obj.pop("status", None)
+        for part in ("spec", "status"):
+            if part in obj and obj[part] is None:
+                del obj[part]  # JSON null decodes to Go's zero value: as if the field were absent
         rtype.strategy.prepare_for_create(obj, now)
         errs = rtype.strategy.validate(obj)
         if kind == "Job":
@@ -459,7 +463,7 @@ class ApiServer:
             raise errors.BadRequest("Object 'Kind' is missing in the request body")
         rtype = self.resource(kind)
         meta_in = obj.get("metadata") or {}
-        check_metadata_types(meta_in)
+        check_metadata_types(meta_in, names_only=True)  # the rest once merged below (status: never read)
         ns = (meta_in.get("namespace") or "default") if rtype.namespaced else ""
         name = meta_in.get("name", "")
         key = (ns, name)
@@ -506,6 +510,7 @@ class ApiServer:
             new = dict(obj) if _patch else clone(obj)
             new["apiVersion"] = old["apiVersion"]
             new["metadata"] = new_meta = dict(new.get("metadata") or {})
+            check_metadata_types(new_meta, old["metadata"])  # before anything (webhooks too) reads it
             for fixed in (
                 "uid",
                 "creationTimestamp",
@@ -538,7 +543,10 @@ class ApiServer:
                         ],
                     )
             new = self._admit("UPDATE", kind, new, old, mutate=True)
-            check_metadata_types(new.get("metadata"))
+            if new.get("metadata") is not new_meta:
+                check_metadata_types(new.get("metadata"), old["metadata"])
+            if "spec" in new and new["spec"] is None:
+                del new["spec"]
             rtype.strategy.prepare_for_update(new, old)
             body = {k: v for k, v in new.items() if k != "status"} if rtype.status_subresource else new
             schema_errs = rtype.schema_errors(body, valid_spec=self._valid_specs.get((kind, key)),
