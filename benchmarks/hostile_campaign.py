@@ -35,7 +35,6 @@ import yaml
 
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.cluster import Cluster
-from fakecluster.scenario.limits import RunLimits
 from fakecluster.scenario.runner import run_scenario
 from jobset.workload import plugin
 
@@ -108,6 +107,8 @@ def mutants(count: int, rng: random.Random) -> list[tuple[str, str]]:
 
 def campaign(count: int, seed: int) -> collections.Counter[str]:
     counts: collections.Counter[str] = collections.Counter()
+    from fakecluster.scenario.limits import RunLimits  # here: the API fuzz alone also runs on older trees
+
     limits = RunLimits(max_wall_seconds=30)
     with tempfile.TemporaryDirectory() as folder:
         for i, (origin, text) in enumerate(mutants(count, random.Random(seed))):

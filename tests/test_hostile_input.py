@@ -147,6 +147,7 @@ def test_a_5000_digit_integer_is_a_yaml_error(tmp_path: Path) -> None:
         ("after: 10s}", "after: 10s, code: -1}", "pods[0].exit.code", "must be >= 0, got -1"),
         ("after: 10s}", "after: 10s, code: " + "9" * 400 + "}", "pods[0].exit.code", "(400 characters)"),
         ("seed: 1", "seed: " + "9" * 30, "seed", "must be <= 9223372036854775807"),
+        ("match: {}", "match: {jobIndex: 2147483648}", "pods[0].match.jobIndex", "must be <= 2147483647"),
     ],
 )
 def test_scalar_bounds(tmp_path: Path, old: str, new: str, path: str, message: str) -> None:

@@ -46,7 +46,7 @@ from fakecluster.scenario.limits import MAX_NODES
 from fakecluster.scenario.milestones import Milestone, PodRef, parse_milestone, parse_pod_ref
 
 __all__ = [
-    "NEVER", "RESTARTABLE_CONTROLLERS", "UNSUPPORTED_ACTIONS", "Action", "ClusterSpec", "Count",
+    "NEVER", "RESTARTABLE_CONTROLLERS", "UNSUPPORTED_ACTIONS", "Action", "Budget", "ClusterSpec", "Count",
     "EventsCheck", "ExitSpec", "Expectation", "FailNode", "FailPod", "Faults", "Latency", "NodePool",
     "ObjectTarget", "Patch", "PodIdentity", "PodMatch",
     "PodRule", "PodTarget", "Rejected", "ResolvedPodRule", "Scenario", "StateCheck", "Taint",
@@ -138,7 +138,8 @@ def _jobset_name(value: object) -> str | None:
 Duration = Annotated[float, PlainValidator(parse_duration)]
 DurationOrNever = Annotated[float, PlainValidator(_duration_or_never)]
 Int = Annotated[int, Strict()]
-NonNegInt = Annotated[int, Strict(), Field(ge=0)]
+NonNegInt = Annotated[int, Strict(), Field(ge=0, le=2**31 - 1)]
+"""Indexes, attempts and counts: int32 in Kubernetes (``completions``, ``replicas``, ``restarts``)."""
 Int64 = Annotated[int, Strict(), Field(ge=-(2**63), le=2**63 - 1)]
 ExitCode = Annotated[int, Strict(), Field(ge=0, le=255)]
 """A container exit code: what ``waitpid`` can report, 0..255."""
