@@ -170,7 +170,7 @@ def _body(rng: random.Random) -> Any:
 def _valid_objects() -> list[dict[str, Any]]:
     """Valid objects of each kind; a mutant of one reaches deeper than random JSON (strategies, webhooks)."""
     container = {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "1"}}}
-    template = {"metadata": {"labels": {"app": "a"}},
+    template: dict[str, Any] = {"metadata": {"labels": {"app": "a"}},
                 "spec": {"restartPolicy": "Never", "containers": [container]}}  # fmt: skip
     library = ROOT / "scenarios" / "driver-first" / "spark-driver-first.yaml"
     jobset = _inline(yaml.safe_load(library.read_text()), library).get("jobset")
@@ -216,8 +216,9 @@ def api_fuzz(calls: int, seed: int) -> collections.Counter[str]:
         assert cluster is not None
         server = cluster.server
         op = rng.choice(["create", "update", "update_status", "patch", "delete", "evict"])
-        kind, ns = rng.choice(["Pod", "Service", "JobSet", "Job"]), rng.choice(["default", "default", 5])
-        name = rng.choice(["p", "svc", "js", _json_value(rng)])
+        kind = rng.choice(["Pod", "Service", "JobSet", "Job"])
+        ns: Any = rng.choice(["default", "default", 5])
+        name: Any = rng.choice(["p", "svc", "js", _json_value(rng)])
         grace = rng.choice([None, 0, 30, 10**18, _json_value(rng)])
         body = _body(rng) if rng.random() < 0.5 else _mutated(rng)
         before = _snapshot(server)

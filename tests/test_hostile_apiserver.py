@@ -46,7 +46,7 @@ BODY = st.fixed_dictionaries(
               "metadata": METADATA, "spec": JSON, "status": JSON},
 )  # fmt: skip
 _CONTAINER = {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "1"}}}
-_TEMPLATE = {
+_TEMPLATE: dict[str, Any] = {
     "metadata": {"labels": {"app": "a"}},
     "spec": {"restartPolicy": "Never", "containers": [_CONTAINER]},
 }
@@ -202,8 +202,10 @@ def test_names_are_validated_per_kind(kind: str, metadata: dict[str, Any], detai
 def test_a_job_name_too_long_for_its_pods_labels_is_invalid() -> None:
     server = _cluster().server
     template = {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}
-    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j" * 64, "namespace": "default"},
-           "spec": {"template": template}}  # fmt: skip
+    job: dict[str, Any] = {
+        "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j" * 64, "namespace": "default"},
+        "spec": {"template": template},
+    }  # fmt: skip
     with pytest.raises(ApiError) as info:
         server.create(job)
     assert info.value.code == 422

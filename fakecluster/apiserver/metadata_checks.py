@@ -166,14 +166,17 @@ def check_delete_options(grace_period_seconds: Any, preconditions: Any) -> None:
             raise _unmarshal(value, f"Preconditions.preconditions.{key}", "string")
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def job_name_errors(job: dict[str, Any]) -> list[FieldError]:
     """The Job rules that bound its name by its pods' (``pkg/apis/batch/validation/validation.go``):
     the pod template's labels, which now carry ``job-name`` = the Job's name, must be valid label values
     (``ValidatePodTemplateSpec`` -> ``spec.template.labels``, so 63 characters at most); an Indexed Job's
     longest pod hostname ``<name>-<completions-1>`` must be a DNS-1123 label."""
-    spec = job.get("spec") if isinstance(job.get("spec"), dict) else {}
-    template = spec.get("template") if isinstance(spec.get("template"), dict) else {}
-    template_meta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
+    spec = _mapping(job.get("spec"))
+    template_meta = _mapping(_mapping(spec.get("template")).get("metadata"))
     labels = template_meta.get("labels")
     errs = label_errors(labels, "spec.template.labels") if isinstance(labels, dict) else []
     completions = spec.get("completions")
