@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import heapq
+import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -36,7 +37,9 @@ class Timer:
 class Clock:
     """The single source of time for a run, and its event queue."""
 
-    __slots__ = ("_heap", "_now", "_seq", "_stopped", "events_run", "on_advance")
+    __slots__ = (
+        "_heap", "_now", "_seq", "_stopped", "events_run", "next_checkpoint", "on_advance", "on_checkpoint",
+    )  # fmt: skip
 
     def __init__(self) -> None:
         self._now = 0.0
@@ -46,6 +49,10 @@ class Clock:
         self.events_run = 0
         self.on_advance: Callable[[float], None] | None = None
         """Called whenever virtual time moves forward (used to keep freezegun on virtual time)."""
+        self.next_checkpoint = sys.maxsize
+        self.on_checkpoint: Callable[[], None] | None = None
+        """Called before the event that would make ``events_run`` pass ``next_checkpoint`` (the runner's
+        budget, :mod:`fakecluster.scenario.limits`: it may raise to end the run, or move the mark on)."""
 
     @property
     def now(self) -> float:
@@ -106,6 +113,8 @@ class Clock:
                 continue
             if when > until:
                 return True
+            if self.events_run >= self.next_checkpoint and self.on_checkpoint is not None:
+                self.on_checkpoint()
             pop(heap)
             if when > self._now:
                 self._now = when

@@ -1,6 +1,7 @@
 """Object metadata rules of the generic registry: generated names and uids, name syntax, owner references
 (k8s.io/apiserver/pkg/storage/names/generate.go, k8s.io/apimachinery/pkg/api/validation/objectmeta.go),
-and the Go formatting their messages embed."""
+and the Go formatting their messages embed. The per-kind name, namespace and label rules themselves are
+:mod:`fakecluster.apiserver.metadata_checks`."""
 
 from __future__ import annotations
 
@@ -11,6 +12,12 @@ from collections.abc import Iterable
 
 from fakecluster.api.errors import FieldError
 from fakecluster.api.objects import Obj
+from fakecluster.apiserver.metadata_checks import (
+    SPECIAL_NAME_KINDS,
+    label_errors,
+    name_errors,
+    namespace_errors,
+)
 
 NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apiserver/pkg/storage/names
 MAX_GENERATED_NAME_PREFIX = 58
@@ -54,23 +61,28 @@ def owner_reference_errors(meta: Obj) -> list[FieldError]:
     return errs
 
 
-def meta_errors(meta: Obj) -> list[FieldError]:
-    """The name (``ValidateObjectMeta``'s RFC 1123 subdomain check) and at most one controller reference."""
+def meta_errors(meta: Obj, kind: str, *, namespaced: bool, valid_namespaces: set[str]) -> list[FieldError]:
+    """``ValidateObjectMeta`` for the fields the store keys and indexes by (their types were checked
+    before, :func:`~fakecluster.apiserver.metadata_checks.check_metadata_types`): the kind's name rule,
+    the namespace (a DNS-1123 label), the labels, and at most one controller reference.
+
+    ``valid_namespaces``: namespaces already found valid (the caller's cache; a run uses a handful)."""
     name = meta.get("name")
     if not name:
         return [FieldError.required("metadata.name", "name or generateName is required")]
     errs = []
-    if len(name) > 253 or not _DNS1123_SUBDOMAIN.match(name):
-        errs.append(
-            FieldError.invalid(
-                "metadata.name",
-                name,
-                "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-                "'-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', "
-                "regex used for "
-                "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
-            )
-        )
+    if kind not in SPECIAL_NAME_KINDS and len(name) <= 253 and _DNS1123_SUBDOMAIN.fullmatch(name):
+        pass  # the common case, without building the error list
+    else:
+        errs += name_errors(kind, name)
+    namespace = meta.get("namespace")
+    if namespaced and namespace and namespace not in valid_namespaces:
+        found = namespace_errors(namespace)
+        if found:
+            errs += found
+        else:
+            valid_namespaces.add(namespace)
+    errs += label_errors(meta.get("labels"))
     refs = meta.get("ownerReferences") or []
     if sum(1 for r in refs if r.get("controller")) > 1:
         errs.append(

@@ -27,6 +27,7 @@ from fakecluster.api.watch import WatchEvent
 from fakecluster.apiserver import errors
 from fakecluster.apiserver.admission import AdmissionChain, MutatingHook, ValidatingHook
 from fakecluster.apiserver.eviction import evict_pod
+from fakecluster.apiserver.metadata_checks import check_delete_options
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.snapshots import SnapshotGuard, enabled_by_environment
 from fakecluster.apiserver.storage import Key, KindObjList, ObjList, Storage
@@ -171,5 +172,9 @@ class ApiServer:
 
     def evict(self, namespace: str, name: str, *, grace_period_seconds: int | None = None) -> None:
         """pods/eviction: ``DisruptionTarget`` (``EvictionByEvictionAPI``), then a graceful delete
-        (:mod:`fakecluster.apiserver.eviction`; there are no PodDisruptionBudgets here)."""
+        (:mod:`fakecluster.apiserver.eviction`; there are no PodDisruptionBudgets here). The delete options
+        are checked first, so a refused eviction writes nothing (no ``DisruptionTarget`` left behind)."""
+        if not isinstance(namespace, str) or not isinstance(name, str):
+            raise errors.BadRequest("the namespace and name of a request are strings")
+        check_delete_options(grace_period_seconds, None)
         evict_pod(self, namespace, name, grace_period_seconds)

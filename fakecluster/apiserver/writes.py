@@ -18,12 +18,19 @@ as they do in ``store.go``; the metadata rules they apply are :mod:`fakecluster.
 
 from __future__ import annotations
 
+import json
 import random
 
 from fakecluster.api import errors
 from fakecluster.api.errors import ApiError, FieldError
 from fakecluster.api.objects import Obj, clone, merge_patch
 from fakecluster.apiserver.admission import AdmissionChain
+from fakecluster.apiserver.metadata_checks import (
+    MAX_GRACE_PERIOD_SECONDS,
+    check_delete_options,
+    check_metadata_types,
+    job_name_errors,
+)
 from fakecluster.apiserver.object_meta import (
     GoUint64,
     generate_name,
@@ -73,6 +80,8 @@ class WritePath:
         self._snapshots = snapshots
         self._rv = 0
         self.writes = 0
+        self._valid_namespaces: set[str] = set()
+        """Namespaces already found valid DNS-1123 labels (a run uses a handful)."""
 
     def _resource(self, kind: str) -> ResourceType:
         try:
@@ -122,12 +131,15 @@ class WritePath:
         Everything else (names, owner references, strategy validation, admission) runs as always."""
         if self._snapshots is not None:
             self._snapshots.verify()
+        if not isinstance(obj, dict):
+            raise errors.BadRequest("the request body must be a JSON object")
         if template is not None and (template._issuer is not self or template.kind != obj.get("kind")):
             raise errors.BadRequest("the spec template was not validated by this server for this kind")
         kind = obj.get("kind")
         if not isinstance(kind, str):
             raise errors.BadRequest("Object 'Kind' is missing in the request body")
         rtype = self._resource(kind)
+        check_metadata_types(obj.get("metadata", {}))
         hooks = self._admission.create_mutators(kind)
         if donate and rtype.strategy.copies_on_write and all(h.copies_on_write for h in hooks):
             obj = dict(obj)
@@ -137,7 +149,8 @@ class WritePath:
             obj = clone(obj)
         version = obj.setdefault("apiVersion", rtype.api_version)
         if version != rtype.api_version:
-            raise errors.NotFound.with_message(f'no matches for kind "{kind}" in version "{version}"')
+            shown = version if isinstance(version, str) else json.dumps(version)
+            raise errors.NotFound.with_message(f'no matches for kind "{kind}" in version "{shown}"')
         meta = obj.setdefault("metadata", {})
         if not isinstance(meta, dict):
             raise self._invalid(rtype, obj, [FieldError.invalid("metadata", meta, "must be an object")])
@@ -161,8 +174,10 @@ class WritePath:
         if generated:
             meta["name"] = generate_name(self._rng, meta["generateName"])
         obj = self._admission.admit("CREATE", kind, obj, None, mutate=True)
+        if obj["metadata"] is not meta or hooks:
+            check_metadata_types(obj["metadata"])  # again: a mutating webhook may have changed it
         meta = obj["metadata"]
-        errs = meta_errors(meta)
+        errs = self._meta_errors(meta, rtype)
         spec_template = template.spec if template is not None else None
         errs += rtype.schema_errors(obj, spec_template=spec_template) or owner_reference_errors(meta)
         if errs:
@@ -184,8 +199,13 @@ class WritePath:
             meta["generation"] = 1
         if rtype.status_subresource and rtype.generation == "custom":
             obj.pop("status", None)
+        for part in ("spec", "status"):
+            if part in obj and obj[part] is None:
+                del obj[part]  # JSON null decodes to Go's zero value: as if the field were absent
         rtype.strategy.prepare_for_create(obj, now)
         errs = rtype.strategy.validate(obj)
+        if kind == "Job":
+            errs = job_name_errors(obj) + errs
         if errs:
             raise self._invalid(rtype, obj, errs)
         self._admission.admit("CREATE", kind, obj, None, mutate=False)
@@ -198,6 +218,11 @@ class WritePath:
             self._snapshots.handed(obj)
         return obj
 
+    def _meta_errors(self, meta: Obj, rtype: ResourceType) -> list[FieldError]:
+        """:func:`~fakecluster.apiserver.object_meta.meta_errors` with this server's namespace cache."""
+        return meta_errors(meta, rtype.kind, namespaced=rtype.namespaced,
+                           valid_namespaces=self._valid_namespaces)
+
     def update(
         self, obj: Obj, *, subresource: str | None = None, donate: bool = False, _patch: bool = False
     ) -> Obj:
@@ -208,11 +233,14 @@ class WritePath:
         """
         if self._snapshots is not None:
             self._snapshots.verify()
+        if not isinstance(obj, dict):
+            raise errors.BadRequest("the request body must be a JSON object")
         kind = obj.get("kind")
         if not isinstance(kind, str):
             raise errors.BadRequest("Object 'Kind' is missing in the request body")
         rtype = self._resource(kind)
         meta_in = obj.get("metadata") or {}
+        check_metadata_types(meta_in, names_only=True)  # the rest once merged below (status: never read)
         ns = (meta_in.get("namespace") or "default") if rtype.namespaced else ""
         name = meta_in.get("name", "")
         key = (ns, name)
@@ -259,6 +287,7 @@ class WritePath:
             new = dict(obj) if _patch else clone(obj)
             new["apiVersion"] = old["apiVersion"]
             new["metadata"] = new_meta = dict(new.get("metadata") or {})
+            check_metadata_types(new_meta, old["metadata"])  # before anything (webhooks too) reads it
             for fixed in (
                 "uid",
                 "creationTimestamp",
@@ -291,16 +320,21 @@ class WritePath:
                         ],
                     )
             new = self._admission.admit("UPDATE", kind, new, old, mutate=True)
+            if new.get("metadata") is not new_meta:
+                check_metadata_types(new.get("metadata"), old["metadata"])
+            if "spec" in new and new["spec"] is None:
+                del new["spec"]
             rtype.strategy.prepare_for_update(new, old)
             body = {k: v for k, v in new.items() if k != "status"} if rtype.status_subresource else new
             schema_errs = rtype.schema_errors(body, valid_spec=self._storage.valid_specs.get((kind, key)),
                                               valid_metadata=old["metadata"] if rtype.stored_valid else None)
             new_meta = new["metadata"]
             if new_meta.get("name") == old["metadata"].get("name") \
-                    and new_meta.get("ownerReferences") is old["metadata"].get("ownerReferences"):
-                errs = schema_errs  # name and references as stored: they passed the checks below then
+                    and new_meta.get("ownerReferences") is old["metadata"].get("ownerReferences") \
+                    and new_meta.get("labels") is old["metadata"].get("labels"):
+                errs = schema_errs  # name, references, labels as stored: they passed the checks below then
             else:
-                errs = meta_errors(new_meta) + (schema_errs or owner_reference_errors(new_meta))
+                errs = self._meta_errors(new_meta, rtype) + (schema_errs or owner_reference_errors(new_meta))
             if not errs:
                 errs = rtype.strategy.validate(new) + rtype.strategy.validate_update(new, old)
         if errs:
@@ -345,6 +379,10 @@ class WritePath:
         """JSON merge patch (RFC 7386). A resourceVersion in the patch acts as a precondition."""
         if not isinstance(patch, dict):
             raise errors.BadRequest("a JSON merge patch must be a JSON object")
+        if not isinstance(namespace, str) or not isinstance(name, str):
+            raise errors.BadRequest("the namespace and name of a request are strings")
+        if not isinstance(patch.get("metadata"), dict | None):  # its fields are checked once merged
+            check_metadata_types(patch["metadata"])
         current = self._get(kind, namespace, name)
         merged = merge_patch(current, patch)
         merged["kind"] = kind
@@ -373,6 +411,9 @@ class WritePath:
         """DELETE. Returns the object if it still exists (being finalized or terminating), else None."""
         if self._snapshots is not None:
             self._snapshots.verify()
+        if not isinstance(namespace, str) or not isinstance(name, str):
+            raise errors.BadRequest("the namespace and name of a request are strings")
+        check_delete_options(grace_period_seconds, preconditions)
         rtype = self._resource(kind)
         key = (namespace if rtype.namespaced else "", name)
         old = self._storage.objects[kind].get(key)
@@ -413,7 +454,9 @@ class WritePath:
         deleting = meta.get("deletionTimestamp") is not None
         pending = meta.get("deletionGracePeriodSeconds") or 0
         if not deleting:
-            grace = rtype.strategy.graceful_delete_seconds(old, grace_period_seconds)
+            # A pod's own terminationGracePeriodSeconds (int64) may exceed what a timestamp holds: cap it.
+            grace = min(rtype.strategy.graceful_delete_seconds(old, grace_period_seconds),
+                        MAX_GRACE_PERIOD_SECONDS)
         elif pending and (grace_period_seconds is None or grace_period_seconds >= pending):
             return old  # rest.BeforeDelete: graceful deletion pending; only a shorter grace changes anything
         else:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import os
 import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -21,9 +22,17 @@ from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
 from fakecluster.kubelet.pod_timings import PodTimings
 from fakecluster.scenario.actions import ActionPlayer
-from fakecluster.scenario.errors import ScenarioError
+from fakecluster.scenario.errors import ScenarioError, escape_control
 from fakecluster.scenario.expectations import RunResult, check
 from fakecluster.scenario.format import PodIdentity, Scenario, resolve_pod_rule
+from fakecluster.scenario.limits import (
+    DEFAULT_MAX_EVENTS,
+    DEFAULT_MAX_PODS,
+    DEFAULT_MAX_WALL_SECONDS,
+    BudgetExhausted,
+    RunLimits,
+    install_budget,
+)
 from fakecluster.scenario.loader import load_scenario, validate_against_workload
 from fakecluster.scenario.milestones import RJobShape
 from fakecluster.scenario.recorder import TraceRecorder
@@ -70,61 +79,56 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
     files: list[Path] = []
     missing: list[Path] = []
     for path in paths:
-        if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()))
-        elif path.is_file():
-            files.append(path)
-        else:
+        try:
+            if path.is_dir():
+                files.extend(
+                    sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+                )
+            elif path.exists():
+                files.append(path)  # named explicitly: a FIFO or device fails as that scenario, with why
+            else:
+                missing.append(path)
+        except (OSError, ValueError):  # a NUL in the name, an unreadable folder
             missing.append(path)
     return files, missing
 
 
-def run_scenario(path: Path, *, plugin: WorkloadPlugin | None = None) -> ScenarioOutcome:
-    """Load, play and check one file. Bad input becomes a failed outcome with a one-line error."""
+def run_scenario(
+    path: Path, *, plugin: WorkloadPlugin | None = None, limits: RunLimits | None = None
+) -> ScenarioOutcome:
+    """Load, play and check one file. Bad input becomes a failed outcome with a one-line error; anything
+    unexpected becomes an "internal error" of this scenario alone (:func:`_internal_error`), never a crash
+    of the whole run. ``limits`` carries the command line's bounds (:mod:`fakecluster.scenario.limits`)."""
     started = wallclock.real_perf_counter()
-    try:
-        scenario = load_scenario(path)
-    except ScenarioError as err:
+    limits = limits or RunLimits()
+
+    def failed(name: str, seed: int, message: str, report: str | None = None) -> ScenarioOutcome:
         return ScenarioOutcome(
-            path,
-            path.stem,
-            0,
-            False,
-            [str(err)],
-            str(err),
+            path, name, seed, False, [message], report if report is not None else message,
             wall_seconds=wallclock.real_perf_counter() - started,
         )
+
+    try:
+        scenario = load_scenario(path, allowed_dirs=limits.allowed_dirs)
+    except ScenarioError as err:
+        return failed(path.stem, 0, str(err))
+    except Exception as exc:  # a bug in the loader: one scenario fails, the others still run
+        return failed(path.stem, 0, *_internal_error(path, "loading", None, exc))
     plugin = plugin or load_plugin()
     gc_was_enabled = gc.isenabled()
     gc.disable()  # the cyclic collector rescans the whole (acyclic) object graph: superlinear in pods
     try:
-        run = ScenarioRun(scenario, path, plugin)
+        run = ScenarioRun(scenario, path, plugin, limits)
         with wallclock.virtual_time():
             outcome = run.play()
     except ScenarioError as err:
-        return ScenarioOutcome(
-            path,
-            scenario.name,
-            scenario.seed,
-            False,
-            [str(err)],
-            str(err),
-            wall_seconds=wallclock.real_perf_counter() - started,
-        )
-    except Exception:  # a bug in the cluster or controller: report it with the seed, do not crash the run
-        text = (
-            f"{path}: internal error while playing the scenario (seed {scenario.seed}):\n"
-            f"{traceback.format_exc()}"
-        )
-        return ScenarioOutcome(
-            path,
-            scenario.name,
-            scenario.seed,
-            False,
-            [text.splitlines()[0]],
-            text,
-            wall_seconds=wallclock.real_perf_counter() - started,
-        )
+        return failed(scenario.name, scenario.seed, str(err))
+    except BudgetExhausted as exc:
+        outcome = failed(scenario.name, scenario.seed, f"{escape_control(str(path))}: {exc}")
+        outcome.virtual_end, outcome.events_run = exc.virtual_time, exc.events
+        return outcome
+    except Exception as exc:  # a bug in the cluster or controller: report it with the seed, run the others
+        return failed(scenario.name, scenario.seed, *_internal_error(path, "playing", scenario.seed, exc))
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -132,13 +136,33 @@ def run_scenario(path: Path, *, plugin: WorkloadPlugin | None = None) -> Scenari
     return outcome
 
 
+def _internal_error(path: Path, doing: str, seed: int | None, exc: BaseException) -> tuple[str, str]:
+    """One line naming the exception and where it was raised, with a hint to report it; the report adds
+    the traceback only when ``FAKECLUSTER_TRACEBACK=1`` (a user's terminal gets no Python traceback)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    detail = escape_control(" ".join(str(exc).split()))[:200]
+    with_seed = f" (seed {seed})" if seed is not None else ""
+    line = (
+        f"{escape_control(str(path))}: internal error while {doing} the scenario{with_seed}:"
+        f" {type(exc).__name__}{where}: {detail} -- a fakecluster bug: please report it with this file"
+    )
+    report = line
+    if os.environ.get("FAKECLUSTER_TRACEBACK") == "1":
+        report += "\n" + "".join(traceback.format_exception(exc))
+    return line, report
+
+
 class ScenarioRun:
     """One play of a scenario: the cluster, the recorder, the actions and the snapshots."""
 
-    def __init__(self, scenario: Scenario, path: Path, plugin: WorkloadPlugin) -> None:
+    def __init__(
+        self, scenario: Scenario, path: Path, plugin: WorkloadPlugin, limits: RunLimits | None = None
+    ) -> None:
         self.scenario = scenario
         self.path = path
         self.plugin = plugin
+        self.limits = limits or RunLimits()
         self.manifests = scenario.manifests()
         self.shapes: dict[str, dict[str, RJobShape]] = {}
         self.namespaces: dict[str, str] = {}
@@ -152,16 +176,54 @@ class ScenarioRun:
                 )
             try:
                 name, groups = plugin.shapes(manifest)
-            except (TypeError, ValueError, AttributeError) as err:
+                if not isinstance(name, str) or not all(isinstance(g, str) for g in groups):
+                    raise TypeError("the JobSet and its replicated jobs are named by strings")
+            except (TypeError, ValueError, AttributeError, OverflowError) as err:
                 raise self._unreadable(i, err) from None
             self.shapes[name] = {g: RJobShape(s.replicas, s.pods_per_job) for g, s in groups.items()}
             self.namespaces[name] = (manifest.get("metadata") or {}).get("namespace") or "default"
+        self._check_pod_budget()
         validate_against_workload(scenario, self.shapes)
         self._timings: dict[str, PodTimings] = {}
         self._timings_by_rules: dict[tuple[int, ...], PodTimings] = {}
         self.rejections: list[str] = []
 
     # ----------------------------------------------------------------- set-up
+    def _check_pod_budget(self) -> None:
+        """Refuse manifests asking for more pods than the budget before anything is created:
+        ``replicas: 1000000000`` passes the webhook (an int32) and would then exhaust memory."""
+        budget = self.scenario.cluster.budget
+        limit = self.limits.max_pods or budget.pods or DEFAULT_MAX_PODS
+        total = sum(g.replicas * g.pods_per_job for groups in self.shapes.values() for g in groups.values())
+        if total > limit:
+            raise ScenarioError(
+                f"the manifests ask for {total} pods, more than the limit of {limit} pods per scenario"
+                " (raise it with cluster.budget.pods or --max-pods)",
+                file=self.path,
+                field_path=self._manifest_path(0),
+                line=self.scenario.line_of(self._manifest_path(0)),
+            )
+
+    def _install_budget(self, cluster: Cluster) -> None:
+        budget = self.scenario.cluster.budget
+        install_budget(
+            cluster.clock,
+            self.limits.max_events or budget.events or DEFAULT_MAX_EVENTS,
+            self.limits.max_wall_seconds or budget.wall_seconds or DEFAULT_MAX_WALL_SECONDS,
+            wallclock.real_perf_counter,
+        )
+
+    def _install_plugin(self, cluster: Cluster) -> Any:
+        """Install the workload; an unknown or locked feature gate is the scenario's error, at its key."""
+        gates = dict(self.scenario.cluster.feature_gates)
+        try:
+            return self.plugin.install(cluster, gates, latency=self.scenario.cluster.latency.jobset)
+        except ValueError as err:
+            raise ScenarioError(
+                str(err), file=self.path, field_path="cluster.featureGates",
+                line=self.scenario.line_of("cluster.featureGates"),
+            ) from None
+
     def _config(self) -> ClusterConfig:
         latency = self.scenario.cluster.latency
         config = ClusterConfig(
@@ -226,14 +288,19 @@ class ScenarioRun:
 
     # ----------------------------------------------------------------- play
     def play(self) -> ScenarioOutcome:
-        cluster = Cluster(self.scenario.seed, self._config())
+        try:
+            cluster = Cluster(self.scenario.seed, self._config())
+        except ApiError as err:  # a node the API server refuses, which the format's checks let through
+            raise ScenarioError(
+                f"the API server rejected a node: {err.message}", file=self.path, field_path="cluster.nodes",
+                line=self.scenario.line_of("cluster.nodes"),
+            ) from None
         cluster.clock.on_advance = wallclock.move_to
         wallclock.move_to(0.0)
         self.cluster = cluster
         self.client = cluster.client("scenario")
-        controller = self.plugin.install(
-            cluster, dict(self.scenario.cluster.feature_gates), latency=self.scenario.cluster.latency.jobset
-        )
+        controller = self._install_plugin(cluster)
+        self._install_budget(cluster)
         self.recorder = TraceRecorder(cluster, self.plugin)
         self.actions = ActionPlayer(
             cluster,
@@ -305,7 +372,7 @@ class ScenarioRun:
         """A manifest too malformed to read its shape (``replicas: two``): let a scratch API server say
         why, as it would for the real create, so the line names the field; else report the raw error."""
         scratch = Cluster(self.scenario.seed, ClusterConfig())
-        self.plugin.install(scratch, dict(self.scenario.cluster.feature_gates))
+        self._install_plugin(scratch)
         try:
             scratch.client("scenario").create(self.manifests[index])
         except ApiError as api_err:

@@ -37,7 +37,7 @@ from fakecluster.api.watch import WatchEvent
 from fakecluster.client.protocol import Client
 from fakecluster.clock import Clock
 from fakecluster.kubelet.pod_timings import BehaviourResolver
-from fakecluster.runtime import Controller, NamespacedName
+from fakecluster.runtime import Controller, NamespacedName, capped_backoff
 from fakecluster.scheduler.filters import (
     DEFAULT_SCHEDULER,
     INITIAL_BACKOFF,
@@ -236,7 +236,7 @@ class Scheduler:
                 reservations.append((node, queued.request))
                 queued.reserved_on = node.name
                 del group[key]
-                backoff = min(INITIAL_BACKOFF * 2 ** (queued.attempts - 1), MAX_BACKOFF)
+                backoff = capped_backoff(INITIAL_BACKOFF, queued.attempts - 1, MAX_BACKOFF)
                 self.controller.enqueue(key, after=max(queued.last_attempt + backoff - self.clock.now, 0.0))
             if not group:
                 del self._parked[signature]
