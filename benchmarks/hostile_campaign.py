@@ -199,7 +199,7 @@ def _mutated(rng: random.Random) -> Any:
 def _snapshot(server: Any) -> str:
     objects = {kind: {repr(k): v for k, v in sorted(store.items())}
                for kind, store in server._objects.items()}  # fmt: skip
-    return json.dumps({"objects": objects, "rv": server._rv}, sort_keys=True, default=repr)
+    return json.dumps({"objects": objects, "rv": server.writes}, sort_keys=True, default=repr)
 
 
 def api_fuzz(calls: int, seed: int) -> collections.Counter[str]:
