@@ -119,3 +119,17 @@ def test_the_partial_pod_model_checks_each_present_field_as_the_full_one_does() 
         assert [e.field for e in errors] == [path]
     assert [e.field for e in validate_model(partial, {**ok, "metadata": {"labels": {"a": 1}}})[1]] == [
         "metadata.labels[a]"]
+
+
+def test_a_pods_own_labels_are_validated_even_beside_the_templates() -> None:
+    server = ApiServer(Clock(), random.Random(0))
+    register_builtin(server)
+    template = server.validated_spec("Pod", {"containers": [{"name": "c", "image": "busybox"}]},
+                                     {"labels": {"app": "x"}})
+    labels = {**template.metadata["labels"], "index": 7}  # the template's entry, plus a bad one of its own
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": NS, "labels": labels},
+           "spec": template.spec}
+    with pytest.raises(Invalid, match=r"metadata\.labels\[index\]"):
+        server.create(pod, template=template)
+    pod["metadata"]["labels"] = {**template.metadata["labels"], "index": "7"}
+    assert server.create(pod, template=template)["metadata"]["labels"] == {"app": "x", "index": "7"}

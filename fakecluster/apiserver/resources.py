@@ -20,6 +20,24 @@ if TYPE_CHECKING:
 _ABSENT = object()
 
 
+def _own_metadata(meta: Obj, template: Obj) -> Obj:
+    """The part of ``meta`` that is not ``template``'s very values: fields by identity, and of labels and
+    annotations the entries by identity (a pod's labels are its template's plus its own)."""
+    own: Obj = {}
+    for key, value in meta.items():
+        shared = template.get(key, _ABSENT)
+        if shared is value:
+            continue
+        if key in _STRING_MAPS and type(value) is dict and type(shared) is dict:
+            own[key] = {k: v for k, v in value.items() if shared.get(k, _ABSENT) is not v}
+        else:
+            own[key] = value
+    return own
+
+
+_STRING_MAPS = ("labels", "annotations")
+
+
 class Strategy:
     """Per-kind hooks; the defaults behave like a plain custom resource without extra rules."""
 
@@ -109,8 +127,9 @@ class ResourceType:
         of the spec only the fields whose values are not the template's very objects, in one call of the
         partial model (:func:`~fakecluster.api.validation.partial_model`); a spec lacking one of the
         template's fields is validated whole. ``meta_template``: metadata fields validated with it; the
-        object's metadata fields that are those very values are not checked again. Again any doubt
-        means a full validation.
+        object's metadata fields that are those very values are not checked again, nor the labels and
+        annotations that are the template's very entries (each ``dict[str, str]`` entry is valid on its
+        own). Again any doubt means a full validation.
         """
         model = self.model
         if model is None:
@@ -126,8 +145,7 @@ class ResourceType:
                     rest["spec"] = {k: v for k, v in spec.items() if spec_template.get(k, _ABSENT) is not v}
                     meta = rest.get("metadata")
                     if meta_template and isinstance(meta, dict):
-                        rest["metadata"] = {k: v for k, v in meta.items()
-                                            if meta_template.get(k, _ABSENT) is not v}
+                        rest["metadata"] = _own_metadata(meta, meta_template)
                     if not validate_model(partial, rest)[1]:
                         return []
                 return validate_model(model, obj)[1]
