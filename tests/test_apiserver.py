@@ -649,6 +649,11 @@ def test_a_pod_built_from_a_validated_spec_is_still_validated_where_it_differs()
     bad_meta = from_template("meta")
     bad_meta["metadata"] = {**bad_meta["metadata"], "labels": {"a": 1}}
     assert "metadata.labels" in raises(lambda: server.create(bad_meta, template=template)).message
+    shared = server.validated_spec("Pod", pod("t")["spec"], {"labels": {"app": "x"}})
+    labelled = {**pod("labelled"), "spec": shared.spec}
+    labelled["metadata"] = {**labelled["metadata"], "labels": shared.metadata["labels"]}
+    assert server.create(labelled, template=shared)["metadata"]["labels"] == {"app": "x"}
+    assert "metadata.labels" in raises(lambda: server.validated_spec("Pod", {}, {"labels": {"a": 1}})).message
     server.register_admission("Pod", "BreaksIt", mutating=lambda op, obj, old: {
         **obj, "spec": {**obj["spec"], "restartPolicy": "Sometimes"}})
     err = raises(lambda: server.create(from_template("hooked"), template=template))

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from fakecluster.api.errors import Invalid
+from fakecluster.api.errors import BadRequest, Invalid
 from fakecluster.api.objects import Obj
 from fakecluster.apiserver.builtin import register_builtin
 from fakecluster.apiserver.server import ApiServer, ValidatedSpec
@@ -51,8 +51,8 @@ class _Counting(ForwardingClient):
         self.templates: list[ValidatedSpec] = []
         self.created_with: list[ValidatedSpec | None] = []
 
-    def validated_spec(self, kind: str, spec: Obj) -> ValidatedSpec:
-        template = super().validated_spec(kind, spec)
+    def validated_spec(self, kind: str, spec: Obj, metadata: Obj | None = None) -> ValidatedSpec:
+        template = super().validated_spec(kind, spec, metadata)
         self.templates.append(template)
         return template
 
@@ -87,6 +87,7 @@ def test_the_job_controller_validates_its_template_once_per_sync_and_each_pod_ag
     assert counting.created_with == [counting.templates[0]] * 4
     pod = server.list("Pod", NS)[0]
     assert pod["spec"]["containers"] == counting.templates[0].spec["containers"]
+    assert pod["metadata"]["finalizers"] is counting.templates[0].metadata["finalizers"]
 
 
 def test_a_pod_that_a_webhook_breaks_is_rejected_though_built_from_a_validated_template() -> None:
@@ -100,3 +101,40 @@ def test_a_pod_that_a_webhook_breaks_is_rejected_though_built_from_a_validated_t
     with pytest.raises(Invalid, match=r"spec\.hostname"):
         server.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": NS},
                        "spec": counting.templates[0].spec}, template=counting.templates[0])
+
+
+def test_the_partial_pod_model_checks_each_present_field_as_the_full_one_does() -> None:
+    from fakecluster.api.core import Pod
+    from fakecluster.api.validation import partial_model, validate_model
+
+    partial = partial_model(Pod)
+    assert partial is not None
+    ok = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": "b"}},
+          "spec": {"hostname": "h", "hostPID": True}}
+    assert validate_model(partial, ok)[1] == []
+    for bad, path in (({"hostname": 3}, "spec.hostname"), ({"host_pid": True}, "spec.host_pid"),
+                      ({"terminationGracePeriodSeconds": 2**70}, "spec.terminationGracePeriodSeconds"),
+                      ({"containers": [{"name": "c", "bogus": 1}]}, "spec.containers[0].bogus")):
+        errors = validate_model(partial, {**ok, "spec": bad})[1]
+        assert [e.field for e in errors] == [path]
+    assert [e.field for e in validate_model(partial, {**ok, "metadata": {"labels": {"a": 1}}})[1]] == [
+        "metadata.labels[a]"]
+
+
+def test_a_pods_own_labels_are_validated_even_beside_the_templates() -> None:
+    server = ApiServer(Clock(), random.Random(0))
+    register_builtin(server)
+    template = server.validated_spec("Pod", {"containers": [{"name": "c", "image": "busybox"}]},
+                                     {"labels": {"app": "x"}})
+    labels = {**template.metadata["labels"], "index": 7}  # the template's entry, plus a bad one of its own
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": NS, "labels": labels},
+           "spec": template.spec}
+    # A value of the wrong type fails decoding (400), as the real API server's JSON decoder does ...
+    with pytest.raises(BadRequest, match=r"ObjectMeta\.metadata\.labels of type string"):
+        server.create(pod, template=template)
+    # ... and a string that is no label value fails ValidateLabels (422).
+    pod["metadata"]["labels"] = {**template.metadata["labels"], "index": "-7-"}
+    with pytest.raises(Invalid, match=r'metadata\.labels: Invalid value: "-7-"'):
+        server.create(pod, template=template)
+    pod["metadata"]["labels"] = {**template.metadata["labels"], "index": "7"}
+    assert server.create(pod, template=template)["metadata"]["labels"] == {"app": "x", "index": "7"}

@@ -28,19 +28,20 @@ import types
 import typing
 from collections.abc import Mapping
 from functools import cache
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ValidationError, create_model
+from pydantic.fields import FieldInfo
 
 from fakecluster.api.base import QUANTITY_PATTERN
 from fakecluster.api.errors import FieldError
 from fakecluster.api.quantity import parse_quantity
 
 __all__ = [
-    "INT32_MAX", "INT32_MIN", "STANDARD_RESOURCES", "dump", "fields_valid", "inclusive_range_error",
-    "is_dns1035_label", "is_dns1123_label", "is_dns1123_subdomain", "is_in_range", "is_qualified_name",
-    "is_valid_label_value", "max_len_error", "regex_error", "spec_model", "validate_model",
-    "validate_resource_name", "validate_resource_quantity_value",
+    "INT32_MAX", "INT32_MIN", "STANDARD_RESOURCES", "dump", "inclusive_range_error", "is_dns1035_label",
+    "is_dns1123_label", "is_dns1123_subdomain", "is_in_range", "is_qualified_name", "is_valid_label_value",
+    "max_len_error", "partial_model", "regex_error", "spec_model", "validate_model", "validate_resource_name",
+    "validate_resource_quantity_value",
 ]  # fmt: skip
 
 M = TypeVar("M", bound=BaseModel)
@@ -97,42 +98,34 @@ def validate_model(
 
 
 @cache
-def _field_validators(model: type[BaseModel]) -> dict[str, TypeAdapter[Any]] | None:
-    """Per wire name, a validator for that one field of ``model`` exactly as the model validates it
-    (annotation, constraints, strictness); None if the model has validators that see several fields."""
+def partial_model(model: type[BaseModel]) -> type[BaseModel] | None:
+    """``model`` with every field optional, and, if it has a ``spec``, that spec's model made partial the
+    same way: for checking only what differs from an object already validated against ``model``, in one
+    pydantic call (:meth:`~fakecluster.apiserver.resources.ResourceType.schema_errors`).
+
+    Sound because a model without validators that see several fields validates each field on its own:
+    a field present is checked exactly as ``model`` checks it (same annotation, constraints, aliases and
+    strictness), and the required fields left out are the validated object's. None if ``model`` or its
+    spec model has such validators; then nothing is checked partially."""
     decorators = model.__pydantic_decorators__
     if decorators.model_validators or decorators.field_validators or decorators.root_validators:
         return None
-    out: dict[str, TypeAdapter[Any]] = {}
+    fields: dict[str, Any] = {}
     for name, info in model.model_fields.items():
         annotation: Any = info.annotation
-        if info.metadata:
-            annotation = Annotated[annotation, *info.metadata]
-        out[info.alias or name] = TypeAdapter(annotation)
-    return out
+        if name == "spec":
+            inner = spec_model(model)
+            partial_spec = partial_model(inner) if inner is not None else None
+            if partial_spec is None:
+                return None
+            annotation = partial_spec | None
+        fields[name] = (annotation, FieldInfo.merge_field_infos(info, default=None))
+    partial: type[BaseModel] = create_model(
+        f"{model.__name__}Partial", __config__=model.model_config, **fields)
+    return partial
 
 
-def fields_valid(model: type[BaseModel], fields: Mapping[str, Any]) -> bool:
-    """Whether each of ``fields`` (wire name -> value) is a valid value of that field of ``model``.
-
-    For checking only what differs from an object already validated against ``model``: sound because a
-    model without cross-field validators validates each field on its own (required fields left out are
-    the caller's business: they are the validated object's). False (never an error list) on any doubt,
-    so the caller validates the whole object and reports exactly what a full validation reports."""
-    validators = _field_validators(model)
-    if validators is None:
-        return False
-    try:
-        for name, value in fields.items():
-            validator = validators.get(name)
-            if validator is None:
-                return False  # an unknown field
-            validator.validate_python(value, strict=True, **_WIRE_NAMES_ONLY)
-    except ValidationError:
-        return False
-    return True
-
-
+@cache
 def spec_model(model: type[BaseModel]) -> type[BaseModel] | None:
     """The model of ``model``'s ``spec`` field (``PodSpec`` for ``Pod``), if it has one."""
     info = model.model_fields.get("spec")

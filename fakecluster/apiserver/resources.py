@@ -12,11 +12,30 @@ from typing import TYPE_CHECKING, Any
 
 from fakecluster.api.errors import FieldError
 from fakecluster.api.objects import Obj
+from fakecluster.api.validation import partial_model, validate_model
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
 _ABSENT = object()
+
+
+def _own_metadata(meta: Obj, template: Obj) -> Obj:
+    """The part of ``meta`` that is not ``template``'s very values: fields by identity, and of labels and
+    annotations the entries by identity (a pod's labels are its template's plus its own)."""
+    own: Obj = {}
+    for key, value in meta.items():
+        shared = template.get(key, _ABSENT)
+        if shared is value:
+            continue
+        if key in _STRING_MAPS and type(value) is dict and type(shared) is dict:
+            own[key] = {k: v for k, v in value.items() if shared.get(k, _ABSENT) is not v}
+        else:
+            own[key] = value
+    return own
+
+
+_STRING_MAPS = ("labels", "annotations")
 
 
 class Strategy:
@@ -90,6 +109,7 @@ class ResourceType:
         valid_spec: Obj | None = None,
         valid_metadata: Obj | None = None,
         spec_template: Obj | None = None,
+        meta_template: Obj | None = None,
     ) -> list[FieldError]:
         """Schema errors of ``obj``.
 
@@ -104,40 +124,42 @@ class ResourceType:
 
         ``spec_template``: a spec validated against this schema that ``obj["spec"]`` was built from (see
         :class:`~fakecluster.apiserver.server.ValidatedSpec`): everything but the spec is validated, and
-        of the spec only the fields whose values are not the template's very objects
-        (:func:`~fakecluster.api.validation.fields_valid`); a spec lacking one of the template's fields
-        is validated whole. Again any doubt means a full validation.
+        of the spec only the fields whose values are not the template's very objects, in one call of the
+        partial model (:func:`~fakecluster.api.validation.partial_model`); a spec lacking one of the
+        template's fields is validated whole. ``meta_template``: metadata fields validated with it; the
+        object's metadata fields that are those very values are not checked again, nor the labels and
+        annotations that are the template's very entries (each ``dict[str, str]`` entry is valid on its
+        own). Again any doubt means a full validation.
         """
-        if self.model is None:
+        model = self.model
+        if model is None:
             return []
-        from fakecluster.api.validation import fields_valid, spec_model, validate_model
-
         spec = obj.get("spec")
-        if (spec_template is not None and isinstance(spec, dict) and spec is not spec_template
-                and not self.model.__pydantic_decorators__.model_validators
-                and all(k in spec for k in spec_template)):
-            model = spec_model(self.model)
-            changed = {k: v for k, v in spec.items() if spec_template.get(k, _ABSENT) is not v}
-            rest = {k: v for k, v in obj.items() if k != "spec"}
-            if model is not None and fields_valid(model, changed) and not validate_model(self.model, rest)[1]:
-                return []
-            return validate_model(self.model, obj)[1]
-        if spec_template is not None and spec is spec_template:
-            valid_spec = spec_template
-
-        if (valid_spec is not None and obj.get("spec") is valid_spec
-                and not self.model.__pydantic_decorators__.model_validators):
+        if spec_template is not None and isinstance(spec, dict):
+            if spec is spec_template:
+                valid_spec = spec_template
+            elif spec.keys() >= spec_template.keys():
+                partial = partial_model(model)
+                if partial is not None:
+                    rest = {k: v for k, v in obj.items() if k != "spec"}
+                    rest["spec"] = {k: v for k, v in spec.items() if spec_template.get(k, _ABSENT) is not v}
+                    meta = rest.get("metadata")
+                    if meta_template and isinstance(meta, dict):
+                        rest["metadata"] = _own_metadata(meta, meta_template)
+                    if not validate_model(partial, rest)[1]:
+                        return []
+                return validate_model(model, obj)[1]
+        if (valid_spec is not None and spec is valid_spec
+                and not model.__pydantic_decorators__.model_validators):
             rest = {k: v for k, v in obj.items() if k != "spec"}
             meta = rest.get("metadata")
             if valid_metadata is not None and isinstance(meta, dict):
                 rest["metadata"] = {k: v for k, v in meta.items() if valid_metadata.get(k, _ABSENT) is not v}
-            if not validate_model(self.model, rest)[1]:
+            if not validate_model(model, rest)[1]:
                 return []
-        return validate_model(self.model, obj)[1]
+        return validate_model(model, obj)[1]
 
     def status_errors(self, status: Any) -> list[FieldError]:
         if self.status_model is None or status is None:
             return []
-        from fakecluster.api.validation import validate_model
-
         return validate_model(self.status_model, status, root="status")[1]

@@ -134,9 +134,9 @@ class ApiServer:
         return self._storage.count(kind)
 
     # ------------------------------------------------------------------ writes
-    def validated_spec(self, kind: str, spec: Obj) -> ValidatedSpec:
+    def validated_spec(self, kind: str, spec: Obj, metadata: Obj | None = None) -> ValidatedSpec:
         """See :meth:`WritePath.validated_spec <fakecluster.apiserver.writes.WritePath.validated_spec>`."""
-        return self._writes.validated_spec(kind, spec)
+        return self._writes.validated_spec(kind, spec, metadata)
 
     def create(self, obj: Obj, *, donate: bool = False, template: ValidatedSpec | None = None) -> Obj:
         """POST; see :meth:`WritePath.create <fakecluster.apiserver.writes.WritePath.create>`."""

@@ -50,18 +50,20 @@ FOREGROUND = "foregroundDeletion"
 ORPHAN = "orphan"
 
 class ValidatedSpec:
-    """A ``spec`` the server has validated against a kind's schema and owns (a private deep copy that
-    nothing changes): what :meth:`ApiServer.create` checks objects made from it against, field by field,
-    so that a Job controller creating thousands of pods from one template validates the template once
-    and each pod's own parts (metadata, ``hostname``, anything an admission hook changed) per pod.
-    Only :meth:`ApiServer.validated_spec` makes them; a server refuses one it did not make."""
+    """A ``spec`` (and metadata fields) the server has validated against a kind's schema and owns (a
+    private deep copy that nothing changes): what :meth:`ApiServer.create` checks objects made from it
+    against, field by field, so that a Job controller creating thousands of pods from one template
+    validates the template once and each pod's own parts (its name, its own labels, ``hostname``,
+    anything an admission hook changed) per pod. Only :meth:`ApiServer.validated_spec` makes them; a
+    server refuses one it did not make."""
 
-    __slots__ = ("_issuer", "kind", "spec")
+    __slots__ = ("_issuer", "kind", "metadata", "spec")
 
-    def __init__(self, issuer: WritePath, kind: str, spec: Obj) -> None:
+    def __init__(self, issuer: WritePath, kind: str, spec: Obj, metadata: Obj) -> None:
         self._issuer = issuer
         self.kind = kind
         self.spec = spec
+        self.metadata = metadata
 
 
 
@@ -73,6 +75,7 @@ class WritePath:
                  snapshots: SnapshotGuard | None) -> None:
         self._types = types
         self._storage = storage
+        self._storage_put = storage.put
         self._fanout = fanout
         self._admission = admission
         self._clock = clock
@@ -107,14 +110,15 @@ class WritePath:
         name = obj.get("metadata", {}).get("name") or obj.get("metadata", {}).get("generateName", "")
         return errors.Invalid(rtype.kind, rtype.group, name, errs)
 
-    def validated_spec(self, kind: str, spec: Obj) -> ValidatedSpec:
-        """Validate ``spec`` as the ``spec`` of a ``kind`` object and keep a private copy of it, for
-        :meth:`create` ``template=`` (an ``Invalid`` error names the spec's fields, as a create would)."""
+    def validated_spec(self, kind: str, spec: Obj, metadata: Obj | None = None) -> ValidatedSpec:
+        """Validate ``spec`` as the ``spec`` of a ``kind`` object, and ``metadata`` as (some of) its
+        metadata, and keep private copies, for :meth:`create` ``template=`` (an ``Invalid`` error names
+        the fields, as a create would)."""
         rtype = self._resource(kind)
-        errs = rtype.schema_errors({"spec": spec})
+        errs = rtype.schema_errors({"metadata": metadata or {}, "spec": spec})
         if errs:
             raise errors.Invalid(rtype.kind, rtype.group, "", errs)
-        return ValidatedSpec(self, kind, clone(spec))
+        return ValidatedSpec(self, kind, clone(spec), clone(metadata or {}))
 
     def create(self, obj: Obj, *, donate: bool = False, template: ValidatedSpec | None = None) -> Obj:
         """POST. Two options for the cluster's own emulated controllers, which build objects from parts
@@ -178,8 +182,12 @@ class WritePath:
             check_metadata_types(obj["metadata"])  # again: a mutating webhook may have changed it
         meta = obj["metadata"]
         errs = self._meta_errors(meta, rtype)
-        spec_template = template.spec if template is not None else None
-        errs += rtype.schema_errors(obj, spec_template=spec_template) or owner_reference_errors(meta)
+        if template is not None:
+            schema_errs = rtype.schema_errors(obj, spec_template=template.spec,
+                                              meta_template=template.metadata)
+        else:
+            schema_errs = rtype.schema_errors(obj)
+        errs += schema_errs or owner_reference_errors(meta)
         if errs:
             raise self._invalid(rtype, obj, errs)
         key = (meta.get("namespace", ""), meta["name"])
@@ -533,7 +541,7 @@ class WritePath:
 
     # ------------------------------------------------------------------ storage
     def _put(self, kind: str, key: Key, obj: Obj, old: Obj | None) -> None:
-        self._storage.put(kind, key, obj, old)
+        self._storage_put(kind, key, obj, old)
         if self._snapshots is not None:
             self._snapshots.stored(obj)
 

@@ -75,8 +75,8 @@ class ForwardingClient:
     def update_status_donated(self, obj: Obj) -> Obj:
         return self.inner.update_status_donated(obj)
 
-    def validated_spec(self, kind: str, spec: Obj) -> ValidatedSpec:
-        return self.inner.validated_spec(kind, spec)
+    def validated_spec(self, kind: str, spec: Obj, metadata: Obj | None = None) -> ValidatedSpec:
+        return self.inner.validated_spec(kind, spec, metadata)
 
     def create_donated(self, obj: Obj, *, template: ValidatedSpec | None = None) -> Obj:
         return self.inner.create_donated(obj, template=template)

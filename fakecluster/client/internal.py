@@ -36,8 +36,9 @@ class InternalClient(Client, Protocol):
         """``update_status``, the caller giving up ``obj["status"]`` (stored as is, never touched again)."""
         ...
 
-    def validated_spec(self, kind: str, spec: Obj) -> ValidatedSpec:
-        """Have the server validate ``spec`` as a ``kind``'s spec once; raises ``Invalid`` if it is not."""
+    def validated_spec(self, kind: str, spec: Obj, metadata: Obj | None = None) -> ValidatedSpec:
+        """Have the server validate ``spec`` as a ``kind``'s spec (and ``metadata`` as metadata fields its
+        objects share) once; raises ``Invalid`` if they are not."""
         ...
 
     def create_donated(self, obj: Obj, *, template: ValidatedSpec | None = None) -> Obj:

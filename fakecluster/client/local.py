@@ -78,8 +78,8 @@ class LocalClient:
     def update_status_donated(self, obj: Obj) -> Obj:
         return self.server.update(obj, subresource="status", donate=True)
 
-    def validated_spec(self, kind: str, spec: Obj) -> ValidatedSpec:
-        return self.server.validated_spec(kind, spec)
+    def validated_spec(self, kind: str, spec: Obj, metadata: Obj | None = None) -> ValidatedSpec:
+        return self.server.validated_spec(kind, spec, metadata)
 
     def create_donated(self, obj: Obj, *, template: ValidatedSpec | None = None) -> Obj:
         return self.server.create(obj, donate=True, template=template)

@@ -265,17 +265,16 @@ def generate_name_with_index(job_name: str, index: int) -> str:
 class PodFactory:
     """Builds the pods of one Job; the template-derived parts are computed once per sync.
 
-    The API server deep-copies what it is given on create, so the pods built here share sub-trees with
-    the Job's template instead of copying them per pod.
-
-    The pods' spec is validated once per factory, not per pod: :meth:`validated_template` has the API
-    server validate this factory's spec (the Job's stored template spec, plus, Indexed, the
-    ``JOB_COMPLETION_INDEX`` env) and keep a private copy of it, and the pods are built from that copy
-    and created with it as their ``template``
+    The pods are validated against a template, not each in full: :meth:`validated_template` has the
+    API server validate, once per factory, this factory's spec (the Job's stored template spec, plus,
+    Indexed, the ``JOB_COMPLETION_INDEX`` env) and the metadata fields all its pods share (template
+    labels and annotations, finalizers, the owner reference), and keep private copies; the pods are
+    built from those copies and created with the template
     (:meth:`~fakecluster.client.internal.InternalClient.create_donated`), so the server checks each pod
-    in full except for the spec fields that are the template's own values: metadata, ``hostname``, and
-    anything an admission hook changed are still validated per pod. Should the template itself be
-    invalid, the pods are created without one and each create reports the error a real server gives.
+    in full except for the fields that are the template's very values: a pod's name, its own labels
+    and annotations (Indexed), ``hostname``, and anything an admission hook changed are validated per
+    pod. Should the template itself be invalid, the pods are created without one and each create
+    reports the error a real server gives.
 
     Each pod's top level, metadata, labels and annotations (Indexed) and spec (Indexed) are its own;
     the rest is shared with the validated template or with this factory, which never changes them after
@@ -296,7 +295,7 @@ class PodFactory:
         if TRACKING_FINALIZER not in finalizers:
             finalizers.append(TRACKING_FINALIZER)
         self._finalizers = finalizers
-        self._owner = owner_reference(job)
+        self._owner_references = [owner_reference(job)]
         spec: Obj = template.get("spec") or {}
         if indexed:
             spec = dict(spec)
@@ -312,11 +311,16 @@ class PodFactory:
         """The server-validated copy of this factory's pod spec, which the pods are built from from now
         on; None (and pods built as before) if the server finds the spec invalid."""
         if self._template is None:
+            shared = {"labels": self._labels, "annotations": self._annotations,
+                      "finalizers": self._finalizers, "ownerReferences": self._owner_references}
             try:
-                self._template = client.validated_spec("Pod", self._spec)
+                self._template = client.validated_spec("Pod", self._spec, shared)
             except ApiError:
                 return None
             self._spec = self._template.spec
+            validated = self._template.metadata
+            self._labels, self._annotations = validated["labels"], validated["annotations"]
+            self._finalizers, self._owner_references = validated["finalizers"], validated["ownerReferences"]
         return self._template
 
     def pod(self, index: int = UNKNOWN_INDEX) -> Obj:
@@ -337,7 +341,7 @@ class PodFactory:
             "namespace": self._namespace,
             "labels": labels,
             "finalizers": self._finalizers,
-            "ownerReferences": [self._owner],
+            "ownerReferences": self._owner_references,
         }
         if annotations:
             metadata["annotations"] = annotations
