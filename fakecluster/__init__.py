@@ -4,7 +4,7 @@ The cluster knows nothing about JobSet: workloads plug in their API types, admis
 through :mod:`fakecluster.workload_plugin`. See README.md for the quick start.
 """
 
-from fakecluster.api.errors import ApiError, FieldError
+from fakecluster.api.errors import AlreadyExists, ApiError, Conflict, FieldError, Invalid, NotFound
 from fakecluster.clock import Clock
 
-__all__ = ["ApiError", "Clock", "FieldError"]
+__all__ = ["AlreadyExists", "ApiError", "Clock", "Conflict", "FieldError", "Invalid", "NotFound"]

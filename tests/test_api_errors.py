@@ -72,3 +72,11 @@ def test_server_raises_typed_errors() -> None:
         server.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "Bad_Name"}, "spec": {}})
     with pytest.raises(errors.BadRequest):
         server.create({"metadata": {"name": "x"}})
+
+
+def test_the_package_re_exports_the_common_reasons() -> None:
+    import fakecluster
+
+    assert (fakecluster.NotFound, fakecluster.Conflict, fakecluster.AlreadyExists, fakecluster.Invalid) == (
+        NotFound, Conflict, AlreadyExists, Invalid)
+    assert issubclass(fakecluster.NotFound, fakecluster.ApiError)

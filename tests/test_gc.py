@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from fakecluster.api.errors import ApiError
+from fakecluster.api.errors import NotFound
 from fakecluster.api.objects import Obj, owner_reference
 from fakecluster.apiserver.builtin import register_builtin
 from fakecluster.apiserver.resources import ResourceType
@@ -61,8 +61,7 @@ def pod(server: ApiServer, name: str, owner: Obj | None, *, bound: bool = False)
 def exists(server: ApiServer, kind: str, name: str) -> bool:
     try:
         server.get(kind, "default", name)
-    except ApiError as err:
-        assert err.reason == "NotFound"
+    except NotFound:
         return False
     return True
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from fakecluster.api.errors import ApiError
+from fakecluster.api.errors import NotFound
 from fakecluster.api.objects import Obj, clone, get_condition
 from fakecluster.api.watch import WatchEvent
 from fakecluster.clock import rfc3339
@@ -61,8 +61,8 @@ class PodWrites:
 def gone(cluster: Cluster, name: str) -> bool:
     try:
         cluster.client().get("Pod", NS, name)
-    except ApiError as err:
-        return err.reason == "NotFound"
+    except NotFound:
+        return True
     return False
 
 
