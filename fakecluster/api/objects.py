@@ -28,28 +28,8 @@ def clone(value: Any) -> Any:
     return value
 
 
-def meta(obj: Obj) -> Obj:
-    return obj["metadata"]
-
-
-def name_of(obj: Obj) -> str:
-    return obj["metadata"]["name"]
-
-
-def namespace_of(obj: Obj) -> str:
-    return obj["metadata"].get("namespace", "")
-
-
 def labels_of(obj: Obj) -> dict[str, str]:
     return obj["metadata"].get("labels") or {}
-
-
-def annotations_of(obj: Obj) -> dict[str, str]:
-    return obj["metadata"].get("annotations") or {}
-
-
-def uid_of(obj: Obj) -> str:
-    return obj["metadata"]["uid"]
 
 
 def controller_of(obj: Obj) -> Obj | None:

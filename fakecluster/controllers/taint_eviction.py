@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fakecluster.api.objects import Obj, disruption_target, update_pod_condition
+from fakecluster.api.toleration import matching_tolerations
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.clock import Timer
@@ -79,31 +80,6 @@ def no_execute_taints(node: Obj | None) -> list[Obj]:
     if node is None:
         return []
     return [t for t in (node.get("spec") or {}).get("taints") or () if t.get("effect") == "NoExecute"]
-
-
-def tolerates(toleration: Obj, taint: Obj) -> bool:
-    """``Toleration.ToleratesTaint`` (``k8s.io/api/core/v1/toleration.go``)."""
-    effect = toleration.get("effect") or ""
-    if effect and effect != taint.get("effect"):
-        return False
-    key = toleration.get("key") or ""
-    if key and key != taint.get("key"):
-        return False
-    operator = toleration.get("operator") or "Equal"
-    if operator == "Exists":
-        return True
-    return operator == "Equal" and (toleration.get("value") or "") == (taint.get("value") or "")
-
-
-def matching_tolerations(taints: list[Obj], tolerations: list[Obj]) -> tuple[bool, list[Obj]]:
-    """``GetMatchingTolerations``: whether every taint is tolerated, and the first toleration per taint."""
-    used = []
-    for taint in taints:
-        match = next((t for t in tolerations if tolerates(t, taint)), None)
-        if match is None:
-            return False, []
-        used.append(match)
-    return True, used
 
 
 def min_toleration_seconds(tolerations: list[Obj]) -> float:

@@ -36,6 +36,7 @@ from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.clock import Timer, rfc3339
 from fakecluster.kubelet.commands import command_outcome
+from fakecluster.kubelet.pod_timings import NO_JITTER, Jitters
 from fakecluster.kubelet.pod_worker import (
     INIT,
     REGULAR,
@@ -205,9 +206,9 @@ class Kubelet:
     def _add(self, pod: Obj) -> None:
         timings = self.cluster.config.behaviour(pod)
         if timings.jitter > 0:
-            jitters = tuple(self._rng.uniform(0.0, timings.jitter) for _ in range(5))
+            jitters = Jitters._make(self._rng.uniform(0.0, timings.jitter) for _ in Jitters._fields)
         else:
-            jitters = (0.0,) * 5
+            jitters = NO_JITTER
         worker = PodWorker(pod, timings, jitters)
         self._pods[worker.uid] = worker
         self._uids[(worker.namespace, worker.name)] = worker.uid
@@ -297,7 +298,7 @@ class Kubelet:
         worker.pod_ip = self._next_pod_ip()
         worker.sandbox_ready = True
         timings = worker.timings
-        delay = timings.pull + worker.jitters[0] + timings.start + worker.jitters[1]
+        delay = timings.pull + worker.jitters.pull + timings.start + worker.jitters.start
         self._after(worker, worker.timers, delay, self._advance_init)
 
     def _advance_init(self, worker: PodWorker) -> None:
@@ -341,7 +342,7 @@ class Kubelet:
             c.started = True
         else:
             if timings.ready is not None:
-                started_delay, ready_delay = 0.0, timings.ready + jitters[2]
+                started_delay, ready_delay = 0.0, timings.ready + jitters.ready
             else:
                 started_delay, ready_delay = probe_delays(c.spec)
             c.started = started_delay <= 0
@@ -349,7 +350,7 @@ class Kubelet:
                 self._after(worker, c.timers, started_delay, self._container_started, c, run)
             self._after(worker, c.timers, ready_delay, self._container_ready, c, run)
         if c.role == REGULAR and timings.exit_after is not None:
-            self._after(worker, c.timers, timings.exit_after + jitters[3], self._container_exited,
+            self._after(worker, c.timers, timings.exit_after + jitters.exit_after, self._container_exited,
                         c, run, timings.exit_code)
             return
         outcome = command_outcome(c.spec)
@@ -464,7 +465,7 @@ class Kubelet:
             worker.cancel_timers()
             worker.stop_requested_at = now
             if any(c.state == RUNNING for c in worker.all_containers()):
-                natural = now + worker.timings.terminate + worker.jitters[4]
+                natural = now + worker.timings.terminate + worker.jitters.terminate
             else:
                 natural = now  # nothing is running: the sandbox goes at once
             worker.kill_at, worker.kill_code = natural, SIGTERM_EXIT

@@ -70,10 +70,10 @@ def is_index_failed(policy: Obj | None, backoff_limit_per_index: int, pod: Obj) 
     fails the index at once; otherwise a counted failure fails it once the pod's failure count has
     reached ``backoffLimitPerIndex``."""
     if policy is not None:
-        _, counted, action = match_pod_failure_policy(policy, pod)
-        if action == FAIL_INDEX:
+        match = match_pod_failure_policy(policy, pod)
+        if match.action == FAIL_INDEX:
             return True
-        if not counted:
+        if not match.counts:
             return False
     return index_failure_count(pod) >= backoff_limit_per_index
 
@@ -115,7 +115,7 @@ def replacement_annotations(policy: Obj | None, replaced: Obj | None) -> dict[st
     if replaced is None:
         return {INDEX_FAILURE_COUNT_KEY: "0"}
     failures, ignored = index_failure_count(replaced), index_ignored_failure_count(replaced)
-    if match_pod_failure_policy(policy, replaced)[1]:
+    if match_pod_failure_policy(policy, replaced).counts:
         failures += 1
     else:
         ignored += 1

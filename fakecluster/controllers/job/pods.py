@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from fakecluster.api.objects import Obj, owner_reference
 from fakecluster.clock import parse_rfc3339
@@ -48,17 +49,6 @@ def is_pod_ready(pod: Obj) -> bool:
         if cond.get("type") == "Ready":
             return cond.get("status") == "True"
     return False
-
-
-def is_pod_failed(pod: Obj, only_replace_failed: bool) -> bool:
-    """``isPodFailed``: phase ``Failed``, or, unless the Job only replaces failed pods, any non-succeeded
-    pod with a ``deletionTimestamp`` ("to account for orphan Pods that never reach the Failed phase")."""
-    phase = (pod.get("status") or {}).get("phase")
-    if phase == "Failed":
-        return True
-    if only_replace_failed:
-        return False
-    return pod["metadata"].get("deletionTimestamp") is not None and phase != "Succeeded"
 
 
 def is_controlled_by(pod: Obj, uid: str) -> bool:
@@ -174,8 +164,22 @@ def _distinct_in_range(completion_indexes: Sequence[int], completions: int) -> b
             and min(completion_indexes) >= 0 and max(completion_indexes) < completions)
 
 
-def match_pod_failure_policy(policy: Obj | None, pod: Obj) -> tuple[str | None, bool, str | None]:
-    """``matchPodFailurePolicy``: (FailJob message, whether the failure counts, matched action).
+class PodFailurePolicyMatch(NamedTuple):
+    """What ``matchPodFailurePolicy`` returns (``pkg/controller/job/pod_failure_policy.go``)."""
+
+    message: str | None
+    """The Job's failure message when a ``FailJob`` rule matched."""
+    counts: bool
+    """Whether the failure counts against ``backoffLimit`` (False only for ``Ignore``)."""
+    action: str | None
+    """The matched rule's action, None if no rule matched."""
+
+
+_NO_MATCH = PodFailurePolicyMatch(None, True, None)
+
+
+def match_pod_failure_policy(policy: Obj | None, pod: Obj) -> PodFailurePolicyMatch:
+    """``matchPodFailurePolicy``: FailJob message, whether the failure counts, matched action.
 
     Rules are tried in order and the first match wins; ``onExitCodes`` looks at terminated containers
     with a non-zero exit code (regular containers first, then init containers); ``onPodConditions`` at
@@ -184,7 +188,7 @@ def match_pod_failure_policy(policy: Obj | None, pod: Obj) -> tuple[str | None, 
     actions fall through to the next rule.
     """
     if not policy:
-        return None, True, None
+        return _NO_MATCH
     status = pod.get("status") or {}
     meta = pod["metadata"]
     pod_ref = f"{meta.get('namespace')}/{meta['name']}"
@@ -197,22 +201,23 @@ def match_pod_failure_policy(policy: Obj | None, pod: Obj) -> tuple[str | None, 
                 continue
             if action == "FailJob":
                 name, code = matched
-                return (f"Container {name} for pod {pod_ref} failed with exit code {code} "
-                        f"matching FailJob rule at index {index}"), True, action
+                message = (f"Container {name} for pod {pod_ref} failed with exit code {code} "
+                           f"matching FailJob rule at index {index}")
+                return PodFailurePolicyMatch(message, True, action)
         elif rule.get("onPodConditions") is not None:
             cond_type = _match_pod_conditions(status, rule["onPodConditions"])
             if cond_type is None:
                 continue
             if action == "FailJob":
                 message = f"Pod {pod_ref} has condition {cond_type} matching FailJob rule at index {index}"
-                return message, True, action
+                return PodFailurePolicyMatch(message, True, action)
         else:
             continue
         if action == "Ignore":
-            return None, False, action
+            return PodFailurePolicyMatch(None, False, action)
         if action in ("Count", "FailIndex"):
-            return None, True, action
-    return None, True, None
+            return PodFailurePolicyMatch(None, True, action)
+    return _NO_MATCH
 
 
 def _match_exit_codes(status: Obj, requirement: Obj) -> tuple[str, int] | None:
