@@ -42,6 +42,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from fakecluster.api.batch_labels import JOB_TRACKING_FINALIZER
 from fakecluster.api.objects import Obj, condition_true, controller_of
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
@@ -57,7 +58,6 @@ QUIET = 1.0
 SUSPEND_SETTLE = 60.0
 """Default ``terminationGracePeriodSeconds`` (30 s) + PodGC's 20 s period for never-bound pods + slack."""
 MAX_JOBSETS = 2
-TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
 TERMINAL = ("Succeeded", "Failed")
 COUNTERS = ("ready", "succeeded", "failed", "active", "suspended")
 
@@ -741,7 +741,7 @@ class ClusterMachine(RuleBasedStateMachine):
         if not self.world.quiet():
             return
         for pod in self.world.list("Pod"):
-            if TRACKING_FINALIZER in (pod["metadata"].get("finalizers") or ()):
+            if JOB_TRACKING_FINALIZER in (pod["metadata"].get("finalizers") or ()):
                 assert phase(pod) not in TERMINAL and not deleting(pod), (
                     f"{pod['metadata']['name']} ({phase(pod)}, deleting={deleting(pod)}) keeps the finalizer")
 

@@ -25,11 +25,10 @@ from fakecluster.scenario.errors import ScenarioError
 from fakecluster.scenario.expectations import RunResult, check
 from fakecluster.scenario.format import PodIdentity, Scenario, resolve_pod_rule
 from fakecluster.scenario.loader import load_scenario, validate_against_workload
-from fakecluster.scenario.milestones import RJobShape
 from fakecluster.scenario.recorder import TraceRecorder
 from fakecluster.scenario.timeline import render_failure
 from fakecluster.scenario.trace import Snapshot, TraceEvent, trace_digest
-from fakecluster.workload_plugin import WorkloadPlugin, load_plugin
+from fakecluster.workload_plugin import GroupShape, WorkloadPlugin, load_plugin
 
 SNAPSHOT_KINDS = ("JobSet", "Job", "Pod", "Service", "Node")
 
@@ -140,7 +139,7 @@ class ScenarioRun:
         self.path = path
         self.plugin = plugin
         self.manifests = scenario.manifests()
-        self.shapes: dict[str, dict[str, RJobShape]] = {}
+        self.shapes: dict[str, dict[str, GroupShape]] = {}
         self.namespaces: dict[str, str] = {}
         for i, manifest in enumerate(self.manifests):
             if manifest.get("kind") != plugin.kind:
@@ -154,7 +153,7 @@ class ScenarioRun:
                 name, groups = plugin.shapes(manifest)
             except (TypeError, ValueError, AttributeError) as err:
                 raise self._unreadable(i, err) from None
-            self.shapes[name] = {g: RJobShape(s.replicas, s.pods_per_job) for g, s in groups.items()}
+            self.shapes[name] = groups
             self.namespaces[name] = (manifest.get("metadata") or {}).get("namespace") or "default"
         validate_against_workload(scenario, self.shapes)
         self._timings: dict[str, PodTimings] = {}

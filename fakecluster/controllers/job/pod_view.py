@@ -27,10 +27,10 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from fakecluster.api.batch_labels import JOB_TRACKING_FINALIZER
 from fakecluster.api.objects import Obj
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.controllers.job.pods import (
-    TRACKING_FINALIZER,
     UNKNOWN_INDEX,
     completion_index,
     is_controlled_by,
@@ -147,7 +147,7 @@ def pod_facts(pod: Obj, job_uid: str, indexed: bool) -> PodFacts:
         completion_index(pod) if indexed else UNKNOWN_INDEX,
         is_pod_ready(pod),
         restart_count(pod),
-        TRACKING_FINALIZER in (meta.get("finalizers") or ()),
+        JOB_TRACKING_FINALIZER in (meta.get("finalizers") or ()),
         meta["uid"],
     )
 

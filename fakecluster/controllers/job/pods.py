@@ -16,12 +16,10 @@ import math
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
+from fakecluster.api.batch_labels import JOB_COMPLETION_INDEX_ANNOTATION, JOB_TRACKING_FINALIZER
 from fakecluster.api.objects import Obj, owner_reference
 from fakecluster.clock import parse_rfc3339
 
-TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
-COMPLETION_INDEX_KEY = "batch.kubernetes.io/job-completion-index"
-"""Annotation and (PodIndexLabel, GA 1.32) label carrying an Indexed pod's completion index."""
 COMPLETION_INDEX_ENV = "JOB_COMPLETION_INDEX"
 UNKNOWN_INDEX = -1
 MAX_GENERATED_NAME_LENGTH = 58
@@ -35,12 +33,12 @@ def completion_index(pod: Obj) -> int:
     annotations = pod["metadata"].get("annotations")
     if not annotations:
         return UNKNOWN_INDEX
-    value = annotations.get(COMPLETION_INDEX_KEY)
+    value = annotations.get(JOB_COMPLETION_INDEX_ANNOTATION)
     return int(value) if isinstance(value, str) and value.isdigit() else UNKNOWN_INDEX
 
 
 def has_tracking_finalizer(pod: Obj) -> bool:
-    return TRACKING_FINALIZER in (pod["metadata"].get("finalizers") or ())
+    return JOB_TRACKING_FINALIZER in (pod["metadata"].get("finalizers") or ())
 
 
 def is_pod_ready(pod: Obj) -> bool:
@@ -251,8 +249,8 @@ def _with_completion_index_env(container: Obj) -> Obj:
     env = container.get("env") or []
     if any(var.get("name") == COMPLETION_INDEX_ENV for var in env):
         return container
-    index_var = {"name": COMPLETION_INDEX_ENV,
-                 "valueFrom": {"fieldRef": {"fieldPath": f"metadata.labels['{COMPLETION_INDEX_KEY}']"}}}
+    field_path = f"metadata.labels['{JOB_COMPLETION_INDEX_ANNOTATION}']"
+    index_var = {"name": COMPLETION_INDEX_ENV, "valueFrom": {"fieldRef": {"fieldPath": field_path}}}
     return {**container, "env": [*env, index_var]}
 
 
@@ -301,8 +299,8 @@ class PodFactory:
         self._labels: dict[str, str] = template_meta.get("labels") or {}
         self._annotations: dict[str, str] = template_meta.get("annotations") or {}
         finalizers = list(template_meta.get("finalizers") or ())
-        if TRACKING_FINALIZER not in finalizers:
-            finalizers.append(TRACKING_FINALIZER)
+        if JOB_TRACKING_FINALIZER not in finalizers:
+            finalizers.append(JOB_TRACKING_FINALIZER)
         self._finalizers = finalizers
         self._owner = owner_reference(job)
         spec: Obj = template.get("spec") or {}
@@ -322,8 +320,8 @@ class PodFactory:
             generate_name = f"{self._job_name}-"
         else:
             value = str(index)
-            labels = {**labels, COMPLETION_INDEX_KEY: value}
-            annotations = {**annotations, COMPLETION_INDEX_KEY: value}
+            labels = {**labels, JOB_COMPLETION_INDEX_ANNOTATION: value}
+            annotations = {**annotations, JOB_COMPLETION_INDEX_ANNOTATION: value}
             if self._index_annotations is not None:
                 annotations.update(self._index_annotations(index))
             spec = {**spec, "hostname": f"{self._job_name}-{index}"}
