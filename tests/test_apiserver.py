@@ -1,5 +1,5 @@
 """API server write semantics (fakecluster/apiserver/server.py, builtin.py), checked against
-shared/reference/kubernetes.md §5 and the upstream messages it quotes."""
+``staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go`` and the messages it returns."""
 
 from __future__ import annotations
 

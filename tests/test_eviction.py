@@ -1,4 +1,4 @@
-"""The pods/eviction subresource (``pkg/registry/core/pod/storage/eviction.go``, reference §2.10, §1.11)."""
+"""The pods/eviction subresource (``pkg/registry/core/pod/storage/eviction.go``)."""
 
 from __future__ import annotations
 
@@ -157,7 +157,7 @@ def test_job_replaces_an_evicted_pod_and_counts_the_failure() -> None:
     assert (status.get("failed"), status.get("terminating")) == (1, 1)
     run_to(cluster, 19.9)
     assert job_pods(cluster) == []  # the evicted pod is gone at 15; the replacement waits out the back-off
-    run_to(cluster, 20)  # 10 s after the failure (§1.9)
+    run_to(cluster, 20)  # 10 s after the failure (DefaultJobPodFailureBackOff, job_controller.go)
     [replacement] = job_pods(cluster)
     assert replacement["metadata"]["uid"] != victim["metadata"]["uid"]
     assert get_condition(replacement, "DisruptionTarget") is None

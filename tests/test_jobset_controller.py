@@ -1,10 +1,10 @@
 """Tests for the JobSet reconcile loop and its ``jobset_controller.go`` helpers.
 
 The first half mirrors upstream ``jobset_controller_test.go`` (``JobFinished``, job construction,
-``updateCondition``, ``calculateReplicatedJobStatuses``, the index helpers, the headless Service). The
-second half drives :class:`JobSetController` against a real in-memory API server and garbage collector,
-setting Job statuses by hand the way the Job controller would, and checks the worked traces of the
-reference (§3.18): exact Jobs, conditions, status and events after each step.
+``updateCondition``, ``calculateReplicatedJobStatuses``, the index helpers, the headless Service). The second
+half drives :class:`JobSetController` against a real in-memory API server and garbage collector, setting Job
+statuses by hand the way the Job controller would, and checks worked traces of a reconcile: exact Jobs,
+conditions, status and events after each step.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The emulated kubelet: phases, conditions, container states and their virtual times (§2)."""
+"""The emulated kubelet: phases, conditions, container states and their virtual times
+(``pkg/kubelet/kubelet_pods.go``, ``pkg/kubelet/status/generate.go``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Node failure as Kubernetes handles it (reference §2.9): DefaultTolerationSeconds, the node lifecycle
+"""Node failure as Kubernetes handles it (``pkg/controller/nodelifecycle/node_lifecycle_controller.go``,
+``pkg/controller/tainteviction/taint_eviction.go``): DefaultTolerationSeconds, the node lifecycle
 controller, the taint-eviction controller, and what a Job sees. Every time is exact virtual time."""
 
 from __future__ import annotations

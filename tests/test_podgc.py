@@ -1,5 +1,5 @@
-"""PodGC (``pkg/controller/podgc/gc_controller.go``): what finishes the pods a lost node leaves behind
-(reference §2.9, §2.10, §1.11). Passes fall on multiples of 20 s; times are exact."""
+"""PodGC (``pkg/controller/podgc/gc_controller.go``): what finishes the pods a lost node leaves behind.
+Passes fall on multiples of 20 s; times are exact."""
 
 from __future__ import annotations
 

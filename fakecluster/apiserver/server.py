@@ -1,11 +1,12 @@
 """The fake API server: Kubernetes write semantics over an in-memory store.
 
-What it reproduces (reference: shared/reference/kubernetes.md §5): uid and generateName, a global
+What it reproduces (``staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go``,
+``staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go``): uid and generateName, a global
 resourceVersion bumped per persisted write (a no-op write bumps nothing and notifies nobody), generation
 bumped on spec change only, the status subresource, optimistic concurrency, NotFound / AlreadyExists /
 Conflict / Invalid errors, finalizers and deletionTimestamp, deletion propagation policies (the garbage
-collector in :mod:`gc` does the cascading), an admission chain (mutating, then validating) per kind,
-and watches that deliver ADDED / MODIFIED / DELETED in resourceVersion order.
+collector in :mod:`gc` does the cascading), an admission chain (mutating, then validating) per kind, and
+watches that deliver ADDED / MODIFIED / DELETED in resourceVersion order.
 
 Stored objects are never mutated in place: every write stores a new dict (copy-on-write), so a watcher
 may keep the objects it was handed as read-only snapshots, and unchanged subtrees (a pod's spec on a

@@ -1,7 +1,7 @@
 """The taint-eviction controller (``pkg/controller/tainteviction/taint_eviction.go``, GA 1.34 as a separate
 controller; before that the same code ran inside the node lifecycle controller).
 
-It deletes pods from nodes with ``NoExecute`` taints they do not tolerate (reference §2.9):
+It deletes pods from nodes with ``NoExecute`` taints they do not tolerate:
 
 - On a change of a node's ``NoExecute`` taints (``handleNodeUpdate``) every pod bound to the node is
   looked at; on a pod's binding or toleration change (``handlePodUpdate``) that pod is.
@@ -11,7 +11,7 @@ It deletes pods from nodes with ``NoExecute`` taints they do not tolerate (refer
   taint* (not the taint's ``timeAdded``); tolerations without seconds tolerate forever. An eviction already
   scheduled earlier stays. Removing the taints (the node is Ready again) cancels scheduled evictions.
 - The deletion (``addConditionAndDeletePod``): ``DisruptionTarget=True``, reason ``DeletionByTaintManager``,
-  message ``Taint manager: deleting due to NoExecute taint`` (§2.10) written to the pod's status, then a
+  message ``Taint manager: deleting due to NoExecute taint`` (verbatim) written to the pod's status, then a
   plain DELETE, so the pod's own grace period applies. On a dead node nobody completes that graceful
   deletion: the pod stays ``Terminating`` (and, with a podFailurePolicy, uncounted) until PodGC or the
   returning kubelet finishes it.

@@ -1,9 +1,12 @@
 """Every node's kubelet: runs bound pods through real phases and status on the virtual clock.
 
-Reference: shared/reference/kubernetes.md §2. For each pod bound to a node (``spec.nodeName`` set) the
-kubelet, with the pod's :class:`~fakecluster.kubelet.pod_timings.PodTimings` (each delay plus a seeded
-jitter in
-``[0, jitter]``, drawn once per pod when it is admitted, in watch-event order):
+Upstream: ``pkg/kubelet/kubelet.go`` (``SyncPod``, ``SyncTerminatingPod``), ``pkg/kubelet/pod_workers.go``,
+``pkg/kubelet/kuberuntime/kuberuntime_manager.go`` (``computePodActions``: restarts and back-off) and
+``pkg/kubelet/prober/``; the status it writes is built in :mod:`fakecluster.kubelet.pod_worker`.
+
+For each pod bound to a node (``spec.nodeName`` set) the kubelet, with the pod's
+:class:`~fakecluster.kubelet.pod_timings.PodTimings` (each delay plus a seeded jitter in ``[0, jitter]``,
+drawn once per pod when it is admitted, in watch-event order):
 
 1. admits it: ``startTime``, ``hostIP``, ``podIP``, sandbox ready, containers waiting in
    ``ContainerCreating`` (``PodInitializing`` when there are init containers);
