@@ -5,12 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from apiserver_harness import (
-    make_server,
-    pod,
-    raises,
-    widget,
-)
+from apiserver_harness import make_server, pod, raises, widget
 
 from fakecluster.api.objects import Obj, clone
 from fakecluster.apiserver import errors

@@ -5,13 +5,7 @@ validation and immutability (``pkg/apis/batch/v1/defaults.go``, ``pkg/registry/b
 from __future__ import annotations
 
 import pytest
-from apiserver_harness import (
-    STARTED,
-    job,
-    make_server,
-    pod,
-    raises,
-)
+from apiserver_harness import STARTED, job, make_server, pod, raises
 
 from fakecluster.api.objects import Obj, clone
 from fakecluster.apiserver.builtin import MAX_INT32

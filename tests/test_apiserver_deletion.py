@@ -4,15 +4,7 @@ propagation policies, and pods' graceful deletion (``pkg/registry/core/pod/strat
 
 from __future__ import annotations
 
-from apiserver_harness import (
-    Recorder,
-    bound_pod,
-    make_server,
-    pod,
-    raises,
-    rv,
-    widget,
-)
+from apiserver_harness import Recorder, bound_pod, make_server, pod, raises, rv, widget
 
 from fakecluster.api.objects import Obj, clone
 from fakecluster.apiserver.server import ApiServer

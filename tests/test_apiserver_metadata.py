@@ -4,17 +4,7 @@ and owner-reference validation, the global resourceVersion and generation, as
 
 from __future__ import annotations
 
-from apiserver_harness import (
-    NAME_ALPHABET,
-    UUID4,
-    Recorder,
-    job,
-    make_server,
-    pod,
-    raises,
-    rv,
-    widget,
-)
+from apiserver_harness import NAME_ALPHABET, UUID4, Recorder, job, make_server, pod, raises, rv, widget
 
 from fakecluster.api.objects import clone
 from fakecluster.apiserver.resources import ResourceType

@@ -3,10 +3,7 @@ kinds, get by uid, count."""
 
 from __future__ import annotations
 
-from apiserver_harness import (
-    make_server,
-    widget,
-)
+from apiserver_harness import make_server, widget
 
 # ------------------------------------------------------------------------------------------- reads
 

@@ -3,15 +3,7 @@ resourceVersion order, per kind or for all kinds, nested writes, immutable snaps
 
 from __future__ import annotations
 
-from apiserver_harness import (
-    Recorder,
-    brief,
-    job,
-    make_server,
-    pod,
-    rv,
-    widget,
-)
+from apiserver_harness import Recorder, brief, job, make_server, pod, rv, widget
 
 from fakecluster.apiserver.server import WatchEvent
 

@@ -8,16 +8,7 @@ from __future__ import annotations
 import random
 import uuid
 
-from apiserver_harness import (
-    STARTED,
-    Recorder,
-    job,
-    make_server,
-    pod,
-    raises,
-    rv,
-    widget,
-)
+from apiserver_harness import STARTED, Recorder, job, make_server, pod, raises, rv, widget
 
 from fakecluster.api.core import Pod, PodSpec
 from fakecluster.api.meta import ObjectMeta

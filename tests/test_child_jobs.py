@@ -6,16 +6,7 @@
 from __future__ import annotations
 
 import pytest
-from jobset_harness import (
-    NS,
-    T0,
-    child,
-    counts,
-    jobset_keys,
-    make_jobset,
-    pod_template,
-    rjob,
-)
+from jobset_harness import NS, T0, child, counts, jobset_keys, make_jobset, pod_template, rjob
 
 from fakecluster.api.objects import Obj
 from jobset.api.v1alpha2 import jobset_types as api

@@ -5,9 +5,7 @@ builders of upstream ``pkg/controllers/jobset_controller.go``, cases from ``jobs
 from __future__ import annotations
 
 import pytest
-from jobset_harness import (
-    T0,
-)
+from jobset_harness import T0
 
 from fakecluster.api.objects import Obj
 from jobset.controller.conditions import (

@@ -4,9 +4,7 @@ like client-go's, folded into series, the series ending after its expiry.
 
 from __future__ import annotations
 
-from jobset_harness import (
-    Env,
-)
+from jobset_harness import Env
 
 from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller import EventRecorder
