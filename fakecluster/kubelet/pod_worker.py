@@ -278,8 +278,7 @@ def kubelet_condition_specs(worker: PodWorker, phase: str, api_conditions: list[
         initialized = _INITIALIZED_COMPLETED
     else:
         incomplete = [c for c in worker.init_containers if not _init_complete(c)]
-        initialized = (ConditionSpec("Initialized", False, "ContainersNotInitialized",
-                                     f"containers with incomplete status: {_names(incomplete)}")
+        initialized = (_not_initialized(f"containers with incomplete status: {_names(incomplete)}")
                        if incomplete and not any_regular_ran else _INITIALIZED)
     ready: ConditionSpec
     containers_ready: ConditionSpec
@@ -289,9 +288,7 @@ def kubelet_condition_specs(worker: PodWorker, phase: str, api_conditions: list[
     unready = [c for c in worker.init_containers if c.role == SIDECAR and not c.ready]
     unready += [c for c in worker.containers if not c.ready]
     if unready:
-        message = f"containers with unready status: {_names(unready)}"
-        containers_ready = ConditionSpec("ContainersReady", False, "ContainersNotReady", message)
-        ready = ConditionSpec("Ready", False, "ContainersNotReady", message)
+        containers_ready, ready = _not_ready(f"containers with unready status: {_names(unready)}")
     else:
         containers_ready = _CONTAINERS_READY
         ready = _READY
@@ -299,6 +296,19 @@ def kubelet_condition_specs(worker: PodWorker, phase: str, api_conditions: list[
         if gate_messages:
             ready = ConditionSpec("Ready", False, "ReadinessGatesNotReady", ", ".join(gate_messages))
     return [sandbox, initialized, ready, containers_ready]
+
+
+@lru_cache(maxsize=256)
+def _not_initialized(message: str) -> ConditionSpec:
+    """``Initialized=False``; cached by message, as the pods of one template say the same thing."""
+    return ConditionSpec("Initialized", False, "ContainersNotInitialized", message)
+
+
+@lru_cache(maxsize=256)
+def _not_ready(message: str) -> tuple[ConditionSpec, ConditionSpec]:
+    """``ContainersReady=False`` and ``Ready=False`` for ``message``; cached, as :func:`_not_initialized`."""
+    return (ConditionSpec("ContainersReady", False, "ContainersNotReady", message),
+            ConditionSpec("Ready", False, "ContainersNotReady", message))
 
 
 def _init_complete(c: ContainerRun) -> bool:
@@ -346,7 +356,8 @@ def build_status(worker: PodWorker, pod: Obj, stamp: str) -> Obj:
         owned.append(previous if previous is not None and fresh == previous else fresh)
     # Every condition kept: the stored list (the last build's, see _split_conditions) says it all.
     conditions = old_conditions if kept == len(owned) else [*owned, *others]
-    worker.conditions_built = BuiltConditions(conditions, owned, others, specs)
+    # tuple.__new__ skips the generated __new__ (a Python call): this runs for every status build.
+    worker.conditions_built = tuple.__new__(BuiltConditions, (conditions, owned, others, specs))
     status["conditions"] = conditions
     if worker.host_ip is not None:
         status["hostIP"] = worker.host_ip
@@ -381,8 +392,10 @@ def _split_conditions(worker: PodWorker, conditions: list[Obj]) -> tuple[
     from (None: unknown). If ``conditions`` is the very list the last build made (nobody replaced it
     since: the usual case), that build's split is reused."""
     built = worker.conditions_built
-    if built is not None and built.conditions is conditions:
-        return built.owned, built.others, built.specs
+    if built is not None:
+        built_conditions, owned, others, specs = built  # unpacked: cheaper than attribute reads
+        if built_conditions is conditions:
+            return owned, others, specs
     by_type = {c.get("type"): c for c in conditions}
     return ([by_type.get(t) for t in KUBELET_CONDITIONS],
             [c for c in conditions if c.get("type") not in KUBELET_CONDITIONS], _NO_SPECS)

@@ -41,6 +41,10 @@ from fakecluster.controllers.job.pods import (
 Key = tuple[str, str]
 """``(namespace, name)`` of a pod."""
 
+_new = tuple.__new__
+"""Builds the named tuples below on the per-pod-write path: ``_new(PodFacts, (...))`` skips the generated
+``__new__`` (a Python function) and costs half a keyword-less constructor call; the result is the same."""
+
 
 class PodFacts(NamedTuple):
     """What a sync needs from one pod version (a tuple: one is built for nearly every pod write)."""
@@ -123,14 +127,21 @@ class _MetadataInputs(NamedTuple):
     uid: str
 
 
-class _Record(NamedTuple):
-    """A pod, its facts and class, and the metadata and status they were derived from."""
+class _Record:
+    """A pod, its facts and class, and the metadata and status they were derived from.
 
-    pod: Obj
-    facts: PodFacts
-    cls: PodClass
-    metadata: _MetadataInputs
-    status: Obj | None
+    A slotted class rather than a named tuple: one is built for every pod write a view sees, and its
+    fields are read several times each; slots are cheaper to build and as cheap to read as an index."""
+
+    __slots__ = ("cls", "facts", "metadata", "pod", "status")
+
+    def __init__(self, pod: Obj, facts: PodFacts, cls: PodClass, metadata: _MetadataInputs,
+                 status: Obj | None) -> None:
+        self.pod = pod
+        self.facts = facts
+        self.cls = cls
+        self.metadata = metadata
+        self.status = status
 
 
 def pod_facts(pod: Obj, job_uid: str, indexed: bool) -> PodFacts:
@@ -140,7 +151,7 @@ def pod_facts(pod: Obj, job_uid: str, indexed: bool) -> PodFacts:
     usual = bool(refs) and refs[0].get("uid") == job_uid and refs[0].get("controller")
     controlled = bool(usual) or is_controlled_by(pod, job_uid)
     phase = (pod.get("status") or {}).get("phase")
-    return PodFacts(
+    return _new(PodFacts, (
         controlled,
         phase,
         meta.get("deletionTimestamp") is not None,
@@ -149,31 +160,31 @@ def pod_facts(pod: Obj, job_uid: str, indexed: bool) -> PodFacts:
         restart_count(pod),
         JOB_TRACKING_FINALIZER in (meta.get("finalizers") or ()),
         meta["uid"],
-    )
+    ))
 
 
 def _metadata_inputs(meta: Obj) -> _MetadataInputs:
-    return _MetadataInputs(meta.get("ownerReferences"), meta.get("annotations"), meta.get("finalizers"),
-                           meta.get("deletionTimestamp"), meta["uid"])
+    return _new(_MetadataInputs, (meta.get("ownerReferences"), meta.get("annotations"),
+                                  meta.get("finalizers"), meta.get("deletionTimestamp"), meta["uid"]))
 
 
 def pod_class(facts: PodFacts, only_replace_failed: bool) -> PodClass:
     """Where ``syncJob``'s pass over the pods counts a pod with these facts."""
-    if not facts.controlled:
+    controlled, phase, deleting, index, ready, restarts, has_finalizer, _ = facts
+    if not controlled:
         return _UNCOUNTED
-    phase, deleting, has_finalizer = facts.phase, facts.deleting, facts.has_finalizer
     terminated = phase in ("Succeeded", "Failed")
     state = TERMINATED if terminated else TERMINATING if deleting else ACTIVE
     failed = phase == "Failed" or (deleting and not only_replace_failed and phase != "Succeeded")
-    return PodClass(
+    return _new(PodClass, (
         state,
-        facts.index,
-        facts.ready and state == ACTIVE,
-        facts.restarts if not terminated and phase in ("Pending", "Running") else 0,
+        index,
+        ready and state == ACTIVE,
+        restarts if not terminated and phase in ("Pending", "Running") else 0,
         failed,
         has_finalizer,
         has_finalizer and (failed or phase == "Succeeded"),
-    )
+    ))
 
 
 class JobPodView:
@@ -189,6 +200,7 @@ class JobPodView:
         self.job_uid = job_uid
         self.namespace = namespace
         self.params = params
+        self._only_replace_failed = params.only_replace_failed
         self.pods: dict[Key, _Record] = {}
         self.active = self.terminating = self.tracked = self.ready = self.restarts = 0
         self.active_indexes: dict[int, int] = {}
@@ -236,22 +248,23 @@ class JobPodView:
         status = pod.get("status")
         if previous is not None:
             known = previous.metadata
-            if (meta.get("ownerReferences") is known.owner_references
-                    and meta.get("annotations") is known.annotations
-                    and meta.get("finalizers") is known.finalizers
-                    and meta.get("deletionTimestamp") == known.deletion_timestamp
-                    and meta["uid"] == known.uid):
+            owner_references, annotations, finalizers, deletion_timestamp, uid = known
+            if (meta.get("ownerReferences") is owner_references and meta.get("annotations") is annotations
+                    and meta.get("finalizers") is finalizers
+                    and meta.get("deletionTimestamp") == deletion_timestamp and meta["uid"] == uid):
                 facts = previous.facts
                 if status is not previous.status:
-                    facts = PodFacts(facts.controlled, (status or {}).get("phase"), facts.deleting,
-                                     facts.index, is_pod_ready(pod), restart_count(pod), facts.has_finalizer,
-                                     facts.uid)
-                cls = (previous.cls if facts == previous.facts
-                       else pod_class(facts, self.params.only_replace_failed))
+                    controlled, old_phase, deleting, index, old_ready, old_restarts, has_finalizer, _ = facts
+                    phase = (status or {}).get("phase")
+                    ready, restarts = is_pod_ready(pod), restart_count(pod)
+                    if phase != old_phase or ready != old_ready or restarts != old_restarts:
+                        facts = _new(PodFacts, (controlled, phase, deleting, index, ready, restarts,
+                                                has_finalizer, uid))
+                cls = previous.cls if facts is previous.facts else pod_class(facts, self._only_replace_failed)
                 return _Record(pod, facts, cls, known, status)
         facts = pod_facts(pod, self.job_uid, self.params.indexed)
-        return _Record(pod, facts, pod_class(facts, self.params.only_replace_failed), _metadata_inputs(meta),
-                       status)
+        cls = pod_class(facts, self._only_replace_failed)
+        return _Record(pod, facts, cls, _metadata_inputs(meta), status)
 
     def _apply(self, key: Key, record: _Record | None, seen: _Record | None) -> None:
         if record is None:
@@ -260,35 +273,39 @@ class JobPodView:
                 self._count(key, seen, _UNCOUNTED, None)
             return
         self.pods[key] = record
+        cls, uid = record.cls, record.facts.uid
         if seen is None:
-            self._count(key, None, record.cls, record.facts.uid)
-        elif seen.facts.uid != record.facts.uid:  # another pod under the same name
+            self._count(key, None, cls, uid)
+        elif seen.facts.uid != uid:  # another pod under the same name
             self._count(key, seen, _UNCOUNTED, None)
-            self._count(key, None, record.cls, record.facts.uid)
-        elif seen.cls != record.cls:
-            self._count(key, seen, record.cls, record.facts.uid)
+            self._count(key, None, cls, uid)
+        elif seen.cls is not cls and seen.cls != cls:
+            self._count(key, seen, cls, uid)
 
     def _count(self, key: Key, seen: _Record | None, new: PodClass, uid: str | None) -> None:
         """Move a pod from where ``seen`` counted it to where ``new`` does."""
         old = _UNCOUNTED if seen is None else seen.cls
-        if old.state != new.state or old.index != new.index:
-            self._move(old.state, old.index, -1)
-            self._move(new.state, new.index, 1)
-        self.ready += new.ready - old.ready
-        self.restarts += new.restarts - old.restarts
-        if old.failed != new.failed:
-            if new.failed:
+        # Unpacked once: named-tuple attribute reads cost several times an unpacking, per pod write.
+        old_state, old_index, old_ready, old_restarts, old_failed, old_tracked, old_finished = old
+        state, index, ready, restarts, failed, tracked, finished = new
+        if old_state != state or old_index != index:
+            self._move(old_state, old_index, -1)
+            self._move(state, index, 1)
+        self.ready += ready - old_ready
+        self.restarts += restarts - old_restarts
+        if old_failed != failed:
+            if failed:
                 self.failed[key] = None
             else:
                 del self.failed[key]
-        if old.tracked != new.tracked:
-            self.tracked += 1 if new.tracked else -1
-            if new.tracked:
+        if old_tracked != tracked:
+            self.tracked += 1 if tracked else -1
+            if tracked:
                 self.tracked_uids.add(uid)  # type: ignore[arg-type]
             else:
                 self.tracked_uids.discard(seen.facts.uid)  # type: ignore[union-attr]
-        if old.finished_tracked != new.finished_tracked:
-            if new.finished_tracked:
+        if old_finished != finished:
+            if finished:
                 self.finished_tracked[key] = None
             else:
                 del self.finished_tracked[key]
@@ -326,8 +343,9 @@ class JobPodView:
         return [self._tracked(k) for k in sorted(k for k, record in self.pods.items() if record.cls.tracked)]
 
     def _tracked(self, key: Key) -> TrackedPod:
-        pod, facts, cls, _, _ = self.pods[key]
-        return TrackedPod(cls.index, pod, facts.uid, facts.phase, cls.failed)
+        record = self.pods[key]
+        facts, cls = record.facts, record.cls
+        return TrackedPod(cls.index, record.pod, facts.uid, facts.phase, cls.failed)
 
 
 def _tally(counts: dict[int, int], ix: int, delta: int) -> None:
