@@ -1,11 +1,11 @@
 """What the Job controller reads from and writes into Pods.
 
-Predicates over wire-form pods (``controller.FilterActivePods``, ``podutil.IsPodReady``, ``isPodFailed``),
-the pods it creates from a Job's template (``GetPodFromTemplate`` plus the Indexed mutations of
-``pkg/controller/job/indexed_job_utils.go``), the order in which surplus pods are deleted
-(``controller.ActivePods``, ``activePodsForRemoval``), the finish time the pod-failure back-off is
-measured from (``getFinishedTime`` in ``backoff_utils.go``) and ``podFailurePolicy`` matching
-(``pod_failure_policy.go``).
+Predicates over wire-form pods (``controller.FilterActivePods``, ``podutil.IsPodReady``; ``isPodFailed`` is
+part of :func:`fakecluster.controllers.job.pod_view.pod_class`), the pods it creates from a Job's template
+(``GetPodFromTemplate`` plus the Indexed mutations of ``pkg/controller/job/indexed_job_utils.go``), the order
+in which surplus pods are deleted (``controller.ActivePods``, ``activePodsForRemoval``), the finish time the
+pod-failure back-off is measured from (``getFinishedTime`` in ``backoff_utils.go``) and ``podFailurePolicy``
+matching (``pod_failure_policy.go``).
 
 Every function here only reads the pods it is given: they are the API server's shared snapshots.
 """
