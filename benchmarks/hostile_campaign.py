@@ -33,7 +33,7 @@ from typing import Any
 
 import yaml
 
-from fakecluster.apiserver.errors import ApiError
+from fakecluster.api.errors import ApiError
 from fakecluster.cluster import Cluster
 from fakecluster.scenario.runner import run_scenario
 from jobset.workload import plugin

@@ -29,7 +29,9 @@ class Slot:
 
 @dataclass(frozen=True, slots=True)
 class GroupShape:
-    """Size of one replicated job: how many Jobs and how many pod slots per Job."""
+    """Size of one group (a JobSet replicated job): how many Jobs (``replicas``) and how many pod slots
+    (completion indexes) per Job. The one shape type: the plugin reports it, and the scenario layer
+    (milestones, pod references, the timeline) reads it as is."""
 
     replicas: int
     pods_per_job: int

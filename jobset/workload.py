@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakecluster.api.batch_labels import JOB_COMPLETION_INDEX_ANNOTATION
 from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster
 from fakecluster.workload_plugin import GroupShape, Slot
-
-JOBSET_NAME_KEY = "jobset.sigs.k8s.io/jobset-name"
-REPLICATED_JOB_NAME_KEY = "jobset.sigs.k8s.io/replicatedjob-name"
-JOB_INDEX_KEY = "jobset.sigs.k8s.io/job-index"
-RESTARTS_KEY = "jobset.sigs.k8s.io/restart-attempt"
-COMPLETION_INDEX_KEY = "batch.kubernetes.io/job-completion-index"
+from jobset.api.v1alpha2.jobset_types import (
+    JOB_INDEX_KEY,
+    JOBSET_NAME_KEY,
+    KIND,
+    REPLICATED_JOB_NAME_KEY,
+    RESTARTS_KEY,
+)
 
 
 def _int_or_none(value: str | None) -> int | None:
@@ -28,7 +30,7 @@ def _int_or_none(value: str | None) -> int | None:
 
 
 class JobSetWorkload:
-    kind = "JobSet"
+    kind = KIND
 
     def install(self, cluster: Cluster, feature_gates: dict[str, bool], *, latency: float = 0.0) -> Any:
         from jobset.features import FeatureGates
@@ -74,7 +76,9 @@ class JobSetWorkload:
             owner=owner,
             group=labels.get(REPLICATED_JOB_NAME_KEY, ""),
             job_index=_int_or_none(labels.get(JOB_INDEX_KEY)),
-            pod_index=_int_or_none(labels.get(COMPLETION_INDEX_KEY)) if obj.get("kind") == "Pod" else None,
+            # PodIndexLabel (GA 1.32): the completion index annotation is a pod label too.
+            pod_index=(_int_or_none(labels.get(JOB_COMPLETION_INDEX_ANNOTATION)) if obj.get("kind") == "Pod"
+                       else None),
             attempt=_int_or_none(labels.get(RESTARTS_KEY)),
         )
 

@@ -2,9 +2,10 @@
 
 A :class:`ClusterMachine` boots a seeded cluster (1-3 nodes) with the JobSet plugin and one JobSet, then
 interleaves rules: create another JobSet from a small generated shape, let virtual time pass (by a drawn
-amount, or until quiet), fail or delete a pod, suspend or resume a JobSet, delete a child Job
-(Background), fail or recover a node. After every step every invariant is checked; each cites the rule
-of ``shared/reference/{kubernetes,jobset}.md`` it encodes. They hold at one of three moments:
+amount, or until quiet), fail or delete a pod, suspend or resume a JobSet, delete a child Job (Background),
+fail or recover a node. After every step every invariant is checked; each cites the rule of the upstream file
+it encodes (Kubernetes ``pkg/controller/...``, JobSet ``pkg/controllers/...``). They hold at one of three
+moments:
 
 - *always*: on the current state, or on every event of the API server's watch stream;
 - *caught up*: nothing is due at the current instant, so the zero-latency reactions to the last write
@@ -42,6 +43,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from fakecluster.api.batch_labels import JOB_TRACKING_FINALIZER
 from fakecluster.api.objects import Obj, condition_true, controller_of
 from fakecluster.api.watch import WatchEvent
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
@@ -57,7 +59,6 @@ QUIET = 1.0
 SUSPEND_SETTLE = 60.0
 """Default ``terminationGracePeriodSeconds`` (30 s) + PodGC's 20 s period for never-bound pods + slack."""
 MAX_JOBSETS = 2
-TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
 TERMINAL = ("Succeeded", "Failed")
 COUNTERS = ("ready", "succeeded", "failed", "active", "suspended")
 
@@ -177,12 +178,14 @@ def deleting(obj: Obj) -> bool:
 
 
 def pod_active(pod: Obj) -> bool:
-    """``controller.FilterActivePods``: not terminal and not being deleted (k8s reference §1.5)."""
+    """``controller.FilterActivePods``: not terminal and not being deleted
+    (``pkg/controller/controller_utils.go``)."""
     return phase(pod) not in TERMINAL and not deleting(pod)
 
 
 def pod_terminating(pod: Obj) -> bool:
-    """``status.terminating``: Pending or Running with a deletionTimestamp (k8s reference §1.6)."""
+    """``status.terminating``: Pending or Running with a deletionTimestamp
+    (``pkg/controller/job/job_controller.go``)."""
     return phase(pod) not in TERMINAL and deleting(pod)
 
 
@@ -238,7 +241,7 @@ class StreamMonitor:
         meta = obj["metadata"]
         where = f"t={self.now():g} {event.type} {event.kind} {meta['name']}"
         rv = int(meta["resourceVersion"])
-        if rv <= self.last_rv:  # k8s reference §5.1/§5.5: one monotonic revision, events in RV order
+        if rv <= self.last_rv:  # etcd3/store.go: one monotonic revision, events in RV order
             self._violate("stream", f"{where}: resourceVersion {rv} after {self.last_rv}")
         self.last_rv = max(rv, self.last_rv)
         if event.kind == "Pod":
@@ -249,7 +252,7 @@ class StreamMonitor:
             self.parallelism[meta["uid"]] = obj["spec"].get("parallelism", 1)
             if event.type != "MODIFIED" or old is None:
                 return
-            for counter in ("succeeded", "failed"):  # k8s reference §1.6: `failed` is monotonic
+            for counter in ("succeeded", "failed"):  # job_controller.go: `failed` is monotonic
                 new_value = (obj.get("status") or {}).get(counter, 0)
                 old_value = (old.get("status") or {}).get(counter, 0)
                 if new_value < old_value:
@@ -291,7 +294,8 @@ class StreamMonitor:
         self._check_jobset_status(where, spec, status, js)
         if etype != "MODIFIED" or old is None:
             return
-        for cond in (api.JOBSET_COMPLETED, api.JOBSET_FAILED):  # jobset §3.2 step 4: finished is final
+        # jobset_controller.go reconcile: finished is final
+        for cond in (api.JOBSET_COMPLETED, api.JOBSET_FAILED):
             if condition_true(old, cond) and not condition_true(js, cond):
                 self._violate("stream", f"{where}: lost condition {cond}=True")
         old_state = (old.get("status") or {}).get("terminalState")
@@ -299,21 +303,22 @@ class StreamMonitor:
             self._violate("stream", f"{where}: terminalState {old_state} changed")
         new_restarts = status.get("restarts") or 0
         old_restarts = (old.get("status") or {}).get("restarts") or 0
-        if new_restarts < old_restarts:  # jobset §1.12/§3.9: restarts only ever incremented
+        if new_restarts < old_restarts:  # failure_policy.go: restarts only ever incremented
             self._violate("stream", f"{where}: status.restarts {old_restarts} -> {new_restarts}")
 
     def _check_jobset_status(self, where: str, spec: Obj, status: Obj, js: Obj) -> None:
         """Rules about each written JobSet status on its own."""
         finished = [c for c in (api.JOBSET_COMPLETED, api.JOBSET_FAILED) if condition_true(js, c)]
         if len(finished) > 1 or status.get("terminalState", "") != "".join(finished):
-            # jobset §1.12: terminalState "Completed"/"Failed" is set together with that condition
+            # jobset_controller.go setCondition: terminalState "Completed"/"Failed" is set together with that
+            # condition
             self._violate("stream", f"{where}: terminalState {status.get('terminalState')!r}, {finished}")
         counted = status.get("restartsCountTowardsMax") or 0
         budget = (spec.get("failurePolicy") or {}).get("maxRestarts") or 0
-        if counted > budget:  # jobset §3.9: RestartJobSet fails the JobSet once the budget is used up
+        if counted > budget:  # failure_policy.go: RestartJobSet fails the JobSet once the budget is used up
             self._violate("stream", f"{where}: restartsCountTowardsMax {counted} > maxRestarts {budget}")
         names = [s.get("name") for s in status.get("replicatedJobsStatus") or ()]
-        if names != sorted(names, reverse=True):  # jobset §3.4: sorted in place, by name descending
+        if names != sorted(names, reverse=True):  # jobset_controller.go: sorted in place, by name descending
             self._violate("stream", f"{where}: replicatedJobsStatus order {names}")
 
 
@@ -563,30 +568,32 @@ class ClusterMachine(RuleBasedStateMachine):
 
     @checked()
     def watch_stream_rules_hold(self) -> None:
-        """Per write: resourceVersion strictly increases (k8s §5.1, §5.5); a JobSet's Completed/Failed
-        condition and terminalState are never lost (jobset §3.2 step 4, §1.13) and come together
-        (§1.12); ``restarts`` never decreases and ``restartsCountTowardsMax`` stays within
-        ``maxRestarts`` (§1.12, §3.9); ``replicatedJobsStatus`` is in descending name order (§3.4); a
-        Job's ``succeeded``/``failed`` never decrease (k8s §1.6)."""
+        """Per write: resourceVersion strictly increases (``storage/etcd3/store.go``); a JobSet's
+        Completed/Failed condition and terminalState are never lost and come together
+        (``jobset_controller.go`` ``reconcile``, ``setCondition``); ``restarts`` never decreases and
+        ``restartsCountTowardsMax`` stays within ``maxRestarts`` (``failure_policy.go``);
+        ``replicatedJobsStatus`` is in descending name order (``calculateReplicatedJobStatuses``); a Job's
+        ``succeeded``/``failed`` never decrease (``job_controller.go``)."""
         self._assert_no_violations("stream")
 
     @checked()
     def one_active_pod_per_completion_index(self) -> None:
-        """k8s §1.5, at every pod write: Indexed Jobs create pods only for indexes no active pod covers
-        (``firstPendingIndexes``), so at most one active pod per (Job, completion index). A duplicate is
-        deleted on the next sync, a second later, so only the watch stream reliably sees one."""
+        """``job_controller.go`` ``manageJob``, at every pod write: Indexed Jobs create pods only for indexes
+        no active pod covers (``firstPendingIndexes``), so at most one active pod per (Job, completion index).
+        A duplicate is deleted on the next sync, a second later, so only the watch stream reliably sees
+        one."""
         self._assert_no_violations("index")
 
     @checked()
     def active_pods_within_parallelism(self) -> None:
-        """k8s §1.5, at every pod write: ``wantActive <= parallelism`` and surplus pods are deleted
-        before any creation."""
+        """``job_controller.go`` ``manageJob``, at every pod write: ``wantActive <= parallelism`` and surplus
+        pods are deleted before any creation."""
         self._assert_no_violations("parallelism")
 
     @checked()
     def finished_jobs_have_no_live_pods(self) -> None:
-        """k8s §1.6: ``active`` is 0 for finished Jobs and ``terminating`` must be 0 (the terminal
-        condition waits for terminating pods, 1.31+); none of their pods is live afterwards."""
+        """``job_controller.go``: ``active`` is 0 for finished Jobs and ``terminating`` must be 0 (the
+        terminal condition waits for terminating pods, 1.31+); none of their pods is live afterwards."""
         pods = self._pods_by_job()
         for job in self.world.list("Job"):
             if not job_finished(job):
@@ -599,9 +606,10 @@ class ClusterMachine(RuleBasedStateMachine):
 
     @checked()
     def suspended_jobset_has_no_running_pods(self) -> None:
-        """jobset §3.8 + k8s §1.14: a suspended JobSet suspends its Jobs, whose active pods are deleted;
-        after their grace period (and PodGC's pass for never-bound ones) none is still running. Pods on
-        a node whose kubelet is down cannot finish terminating and are left out."""
+        """``jobset_controller.go`` ``suspendJobs`` + ``job_controller.go``: a suspended JobSet suspends its
+        Jobs, whose active pods are deleted; after their grace period (and PodGC's pass for never-bound ones)
+        none is still running. Pods on a node whose kubelet is down cannot finish terminating and are left
+        out."""
         world = self.world
         monitor = world.monitor
         assert monitor is not None
@@ -623,10 +631,11 @@ class ClusterMachine(RuleBasedStateMachine):
     # ------------------------------------------------------------------ caught up
     @checked()
     def replicated_jobs_status_is_a_recount(self) -> None:
-        """jobset §3.3-§3.4 (and §1.12): one entry per spec ReplicatedJob counting the current attempt's
-        Jobs only: ``ready`` = unfinished with succeeded+ready >= min(parallelism, completions),
-        ``active`` = unfinished with status.active > 0, ``suspended`` = unfinished with spec.suspend,
-        ``succeeded``/``failed`` = Complete/Failed condition True."""
+        """``getChildJobs`` / ``calculateReplicatedJobStatuses`` (``jobset_controller.go``): one entry per
+        spec ReplicatedJob counting the current attempt's Jobs only: ``ready`` = unfinished with
+        succeeded+ready >= min(parallelism, completions), ``active`` = unfinished with status.active > 0,
+        ``suspended`` = unfinished with spec.suspend, ``succeeded``/``failed`` = Complete/Failed condition
+        True."""
         if not self.world.caught_up():
             return
         jobs = self.world.list("Job")
@@ -642,8 +651,9 @@ class ClusterMachine(RuleBasedStateMachine):
 
     @checked()
     def owner_references_point_to_live_owners(self) -> None:
-        """k8s §5.3: once the garbage collector has run, an object none of whose owners exists (by uid)
-        is deleted; so every object not being deleted has live owners."""
+        """``pkg/controller/garbagecollector/garbagecollector.go``: once the garbage collector has run, an
+        object none of whose owners exists (by uid) is deleted; so every object not being deleted has live
+        owners."""
         if not self.world.caught_up():
             return
         server = self.world.cluster.server
@@ -658,8 +668,9 @@ class ClusterMachine(RuleBasedStateMachine):
 
     @checked()
     def finished_jobset_has_no_active_jobs(self) -> None:
-        """jobset §3.2 step 4 / §3.10: the reconcile after Completed or Failed deletes every active
-        child Job (foreground); so at quiescence each is finished or being deleted."""
+        """``jobset_controller.go`` ``reconcile`` / ``success_policy.go``: the reconcile after Completed or
+        Failed deletes every active child Job (foreground); so at quiescence each is finished or being
+        deleted."""
         if not self.world.caught_up():
             return
         jobs = self.world.list("Job")
@@ -674,8 +685,9 @@ class ClusterMachine(RuleBasedStateMachine):
 
     @checked()
     def suspended_jobset_suspends_its_jobs(self) -> None:
-        """jobset §3.8: while ``spec.suspend`` is true each reconcile sets ``spec.suspend=true`` on every
-        active Job of the current attempt, and new Jobs are created suspended."""
+        """``jobset_controller.go`` ``suspendJobs``: while ``spec.suspend`` is true each reconcile sets
+        ``spec.suspend=true`` on every active Job of the current attempt, and new Jobs are created
+        suspended."""
         if not self.world.caught_up():
             return
         jobs = self.world.list("Job")
@@ -695,11 +707,11 @@ class ClusterMachine(RuleBasedStateMachine):
     # ------------------------------------------------------------------ quiet
     @checked()
     def job_status_matches_its_pods(self) -> None:
-        """k8s §1.5-§1.6 and §1.17, once the controller has synced: ``active``/``ready``/``terminating``
-        equal the recount from the Job's pods; nothing is left in ``uncountedTerminatedPods``; Indexed
-        ``succeeded`` is the size of ``completedIndexes``, which holds every succeeded pod's index;
-        ``succeeded``/``failed`` cover the pods that ended undisturbed and never exceed the pods ever
-        created."""
+        """``job_controller.go`` (``syncJob``, ``trackJobStatusAndRemoveFinalizers``), once the controller has
+        synced: ``active``/``ready``/``terminating`` equal the recount from the Job's pods; nothing is left in
+        ``uncountedTerminatedPods``; Indexed ``succeeded`` is the size of ``completedIndexes``, which holds
+        every succeeded pod's index; ``succeeded``/``failed`` cover the pods that ended undisturbed and never
+        exceed the pods ever created."""
         if not self.world.quiet():
             return
         monitor = self.world.monitor
@@ -736,12 +748,13 @@ class ClusterMachine(RuleBasedStateMachine):
 
     @checked()
     def terminated_pods_lose_the_tracking_finalizer(self) -> None:
-        """k8s §1.17: a terminated (or deleted) pod's ``batch.kubernetes.io/job-tracking`` finalizer is
-        removed once the pod is counted, and finished or deleted Jobs release all their pods."""
+        """``job_controller.go`` ``trackJobStatusAndRemoveFinalizers``: a terminated (or deleted) pod's
+        ``batch.kubernetes.io/job-tracking`` finalizer is removed once the pod is counted, and finished or
+        deleted Jobs release all their pods."""
         if not self.world.quiet():
             return
         for pod in self.world.list("Pod"):
-            if TRACKING_FINALIZER in (pod["metadata"].get("finalizers") or ()):
+            if JOB_TRACKING_FINALIZER in (pod["metadata"].get("finalizers") or ()):
                 assert phase(pod) not in TERMINAL and not deleting(pod), (
                     f"{pod['metadata']['name']} ({phase(pod)}, deleting={deleting(pod)}) keeps the finalizer")
 
@@ -768,7 +781,8 @@ class ClusterMachine(RuleBasedStateMachine):
 
 
 def recount_replicated_jobs(js: Obj, jobs: list[Obj]) -> dict[str, tuple[int, ...]]:
-    """jobset §3.3-§3.4, written out independently of ``jobset.controller.child_jobs``."""
+    """``getChildJobs`` / ``calculateReplicatedJobStatuses`` (``jobset_controller.go``), written out
+    independently of ``jobset.controller.child_jobs``."""
     restarts = (js.get("status") or {}).get("restarts") or 0
     counts = {r["name"]: dict.fromkeys(COUNTERS, 0) for r in js["spec"]["replicatedJobs"]}
     for job in jobs:

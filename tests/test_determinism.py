@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from fakecluster.scenario.runner import run_scenario
@@ -21,18 +22,36 @@ ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "scenarios"
 
 
-def _run_all(hash_seed: str, out: Path) -> dict[str, str]:
+def _run_all(hash_seed: str, out: Path, *extra: str) -> dict[str, str]:
+    """Digest per scenario path from ``python -m fakecluster run scenarios/ --json out``; if the CLI
+    wrote no readable report, the test fails with the CLI's own exit status, stdout and stderr."""
     env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    subprocess.run(
-        [sys.executable, "-m", "fakecluster", "run", str(SCENARIOS), "--json", str(out), "-q"],
+    proc = subprocess.run(
+        [sys.executable, "-m", "fakecluster", "run", str(SCENARIOS), "--json", str(out), "-q", *extra],
         cwd=ROOT,
         env=env,
         check=False,
         capture_output=True,
         text=True,
     )
-    records = json.loads(out.read_text())
+    try:
+        records = json.loads(out.read_text())
+    except (OSError, ValueError) as err:
+        pytest.fail(
+            f"`fakecluster run` (PYTHONHASHSEED={hash_seed}) exited {proc.returncode} "
+            f"without a readable JSON report ({err})\n"
+            f"--- stdout ---\n{proc.stdout}\n--- stderr ---\n{proc.stderr}",
+            pytrace=False,
+        )
     return {r["path"]: r["digest"] for r in records}
+
+
+def test_a_failing_cli_run_fails_with_its_own_output(tmp_path: Path) -> None:
+    with pytest.raises(pytest.fail.Exception) as failed:
+        _run_all("1", tmp_path / "none.json", "--no-such-option")
+    message = str(failed.value)
+    assert "exited 2 without a readable JSON report" in message
+    assert "unrecognized arguments: --no-such-option" in message  # argparse's own stderr
 
 
 def test_every_scenario_has_the_same_digest_under_different_hash_seeds(tmp_path: Path) -> None:

@@ -1,14 +1,14 @@
-"""The pods/eviction subresource (``pkg/registry/core/pod/storage/eviction.go``, reference §2.10, §1.11)."""
+"""The pods/eviction subresource (``pkg/registry/core/pod/storage/eviction.go``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from cluster_harness import PodWrites, run_to
 
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj, clone, get_condition
-from fakecluster.api.watch import WatchEvent
 from fakecluster.clock import rfc3339
 from fakecluster.cluster import Cluster, ClusterConfig
 from fakecluster.kubelet.pod_timings import PodTimings
@@ -36,26 +36,6 @@ def make_job(name: str = "j", **spec: Any) -> Obj:
                 {"name": "c", "image": "busybox", "command": ["sleep", "infinity"]}]}}, **spec}}
 
 
-def run_to(cluster: Cluster, when: float) -> None:
-    cluster.run(when)
-    cluster.clock.advance_to(when)
-
-
-class Writes:
-    """Every stored version of the pods, with its virtual time."""
-
-    def __init__(self, cluster: Cluster) -> None:
-        self.cluster = cluster
-        self.events: list[tuple[float, str, Obj]] = []
-        cluster.client().watch("Pod", self._on)
-
-    def _on(self, event: WatchEvent) -> None:
-        self.events.append((self.cluster.clock.now, event.type, event.object))
-
-    def of(self, name: str) -> list[tuple[float, str, Obj]]:
-        return [e for e in self.events if e[2]["metadata"]["name"] == name]
-
-
 def job_pods(cluster: Cluster) -> list[Obj]:
     return clone(cluster.client().list("Pod", NS, labels={"batch.kubernetes.io/job-name": "j"}))
 
@@ -65,7 +45,7 @@ def test_eviction_adds_the_condition_then_deletes_with_the_pods_grace_period() -
     api = cluster.client()
     api.create(make_pod(terminationGracePeriodSeconds=45))
     run_to(cluster, 10)
-    writes = Writes(cluster)
+    writes = PodWrites(cluster)
     api.evict(NS, "p")
     marked, deleting = [obj for _, _, obj in writes.of("p")][:2]
     expected = {**DISRUPTION_TARGET, "lastTransitionTime": rfc3339(10)}
@@ -85,7 +65,7 @@ def test_eviction_grace_period_comes_from_the_delete_options() -> None:
     api = cluster.client()
     api.create(make_pod())
     run_to(cluster, 10)
-    writes = Writes(cluster)
+    writes = PodWrites(cluster)
     api.evict(NS, "p", grace_period_seconds=7)
     deleting = writes.of("p")[1][2]
     assert (deleting["metadata"]["deletionTimestamp"], deleting["metadata"]["deletionGracePeriodSeconds"]) \
@@ -96,7 +76,7 @@ def test_evicting_an_unscheduled_pod_deletes_it_at_once_with_the_condition() -> 
     cluster = make_cluster()
     api = cluster.client()
     api.create(make_pod(schedulerName="nobody"))
-    writes = Writes(cluster)
+    writes = PodWrites(cluster)
     api.evict(NS, "p")
     types = [etype for _, etype, _ in writes.of("p")]
     assert types == ["MODIFIED", "DELETED"]
@@ -110,7 +90,7 @@ def test_evicting_a_terminal_pod_still_adds_the_condition_as_upstream_does() -> 
     api.create(make_pod())
     run_to(cluster, 10)
     assert api.get("Pod", NS, "p")["status"]["phase"] == "Succeeded"
-    writes = Writes(cluster)
+    writes = PodWrites(cluster)
     api.evict(NS, "p")
     assert [etype for _, etype, _ in writes.of("p")] == ["MODIFIED", "DELETED"]  # grace 0: terminal pod
     assert get_condition(writes.of("p")[1][2], "DisruptionTarget") == {**DISRUPTION_TARGET,
@@ -157,7 +137,7 @@ def test_job_replaces_an_evicted_pod_and_counts_the_failure() -> None:
     assert (status.get("failed"), status.get("terminating")) == (1, 1)
     run_to(cluster, 19.9)
     assert job_pods(cluster) == []  # the evicted pod is gone at 15; the replacement waits out the back-off
-    run_to(cluster, 20)  # 10 s after the failure (§1.9)
+    run_to(cluster, 20)  # 10 s after the failure (DefaultJobPodFailureBackOff, job_controller.go)
     [replacement] = job_pods(cluster)
     assert replacement["metadata"]["uid"] != victim["metadata"]["uid"]
     assert get_condition(replacement, "DisruptionTarget") is None

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from fakecluster.scenario.expectations import RunResult, check
 from fakecluster.scenario.format import Scenario
 from fakecluster.scenario.matching import subset_match
-from fakecluster.scenario.milestones import RJobShape
 from fakecluster.scenario.trace import Snapshot, TraceEvent
+from fakecluster.workload_plugin import GroupShape
 
 # ---------------------------------------------------------------- subset_match
 
@@ -387,7 +387,7 @@ def test_all_expectations_are_reported_with_their_index() -> None:
 
 
 def test_shapes_can_be_passed_explicitly() -> None:
-    shapes = {"mpi": {"node": RJobShape(1, 3), "launcher": RJobShape(1, 1)}}
+    shapes = {"mpi": {"node": GroupShape(1, 3), "launcher": GroupShape(1, 1)}}
     assert summaries({"happens": "all node pods Ready"}) == []
     failures = check(scenario({"happens": "all node pods Ready"}), result(), shapes)
     assert [f.summary for f in failures] == [

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fakecluster.apiserver.errors import ApiError
+from fakecluster.api.errors import ApiError
 from fakecluster.apiserver.metadata_checks import MAX_GRACE_PERIOD_SECONDS
 from fakecluster.apiserver.server import ApiServer
 from fakecluster.cluster import Cluster

@@ -1,4 +1,4 @@
-"""The batch/v1 Job controller emulator against upstream semantics (shared/reference/kubernetes.md §1).
+"""The batch/v1 Job controller emulator against upstream ``pkg/controller/job/job_controller.go``.
 
 Most tests run the controller on a :class:`Harness`: API server, garbage collector and Job controller
 on one virtual clock, with no scheduler and no kubelet. The tests move pods through their phases

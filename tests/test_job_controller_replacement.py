@@ -1,5 +1,6 @@
 """When a Job's pods count as failed and get replaced: ``podReplacementPolicy`` (KEP-3939) and
-``restartPolicy: OnFailure`` (shared/reference/kubernetes.md §1.9, §1.12, §2.5).
+``restartPolicy: OnFailure`` (``pkg/controller/job/job_controller.go``, ``backoff_utils.go``; the
+kubelet's restart back-off in ``pkg/kubelet/kuberuntime/kuberuntime_manager.go``).
 
 - ``TerminatingOrFailed`` (the default without a podFailurePolicy): a pod with a ``deletionTimestamp``
   counts as failed at once and is replaced (after the pod-failure back-off) while it still terminates.

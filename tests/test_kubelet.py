@@ -1,4 +1,5 @@
-"""The emulated kubelet: phases, conditions, container states and their virtual times (§2)."""
+"""The emulated kubelet: phases, conditions, container states and their virtual times
+(``pkg/kubelet/kubelet_pods.go``, ``pkg/kubelet/status/generate.go``)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from cluster_harness import PodWrites, run_to
 
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj, clone, get_condition
-from fakecluster.api.watch import WatchEvent
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
 from fakecluster.kubelet.commands import CommandOutcome, command_outcome, script_outcome, sleep_seconds
 from fakecluster.kubelet.kubelet import probe_delays
@@ -47,33 +48,6 @@ def make_pod(name: str = "p", containers: list[Obj] | None = None, restart: str 
     }
 
 
-def run_to(cluster: Cluster, until: float) -> None:
-    """Run every event up to ``until`` and leave the clock there, so an action happens at ``until``."""
-    cluster.run(until)
-    cluster.clock.advance_to(until)
-
-
-class Recorder:
-    """Every stored version of the watched pods, with the virtual time it was written."""
-
-    def __init__(self, cluster: Cluster) -> None:
-        self.cluster = cluster
-        self.events: list[tuple[float, str, Obj]] = []
-        cluster.client().watch("Pod", self._on)
-
-    def _on(self, event: WatchEvent) -> None:
-        self.events.append((self.cluster.clock.now, event.type, event.object))
-
-    def first(self, name: str, predicate: Callable[[Obj], bool]) -> float | None:
-        for when, _etype, pod in self.events:
-            if pod["metadata"]["name"] == name and predicate(pod):
-                return when
-        return None
-
-    def deleted_at(self, name: str) -> float | None:
-        return next((w for w, t, p in self.events if t == "DELETED" and p["metadata"]["name"] == name), None)
-
-
 def phase_is(phase: str) -> Callable[[Obj], bool]:
     return lambda pod: (pod.get("status") or {}).get("phase") == phase
 
@@ -100,7 +74,7 @@ def cond(status: Obj, cond_type: str) -> Obj:
 # ---------------------------------------------------------------------------------------------- timeline
 def test_pull_start_ready_timeline() -> None:
     cluster = make_cluster(PodTimings(pull=60, start=1, ready=2))
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     cluster.client().create(make_pod())
     cluster.run(30)
     status = status_of(cluster)
@@ -142,7 +116,7 @@ def test_running_pod_keeps_transition_times_of_unchanged_conditions() -> None:
 
 def test_without_ready_rule_or_probe_ready_as_soon_as_running() -> None:
     cluster = make_cluster(PodTimings(pull=3, start=2))
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     cluster.client().create(make_pod())
     cluster.run(100)
     assert rec.first("p", phase_is("Running")) == 5.0
@@ -151,7 +125,7 @@ def test_without_ready_rule_or_probe_ready_as_soon_as_running() -> None:
 
 def test_all_zero_timings_reach_running_and_ready_in_one_status_write() -> None:
     cluster = make_cluster()
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     cluster.client().create(make_pod())
     cluster.run(100)
     kubelet_writes = [p for _w, t, p in rec.events
@@ -164,7 +138,7 @@ def test_all_zero_timings_reach_running_and_ready_in_one_status_write() -> None:
 
 def test_ready_never_stays_unready() -> None:
     cluster = make_cluster(PodTimings(ready=NEVER))
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     cluster.client().create(make_pod())
     cluster.run(10_000)
     assert rec.first("p", phase_is("Running")) == 0.0
@@ -174,7 +148,7 @@ def test_ready_never_stays_unready() -> None:
 # ---------------------------------------------------------------------------------------------- probes
 def test_readiness_probe_initial_delay_decides_ready() -> None:
     cluster = make_cluster(PodTimings(pull=4))
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     probe = {"exec": {"command": ["true"]}, "initialDelaySeconds": 7, "periodSeconds": 3}
     cluster.client().create(make_pod(containers=[container(command=SLEEP_FOREVER, readinessProbe=probe)]))
     cluster.run(100)
@@ -184,7 +158,7 @@ def test_readiness_probe_initial_delay_decides_ready() -> None:
 
 def test_startup_probe_gates_started_and_triggers_readiness_at_once() -> None:
     cluster = make_cluster()
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     startup = {"exec": {"command": ["true"]}, "initialDelaySeconds": 20}
     readiness = {"exec": {"command": ["true"]}, "initialDelaySeconds": 5, "periodSeconds": 10}
     cluster.client().create(make_pod(containers=[
@@ -210,7 +184,7 @@ def test_probe_delays_defaults() -> None:
 # ---------------------------------------------------------------------------------------------- exit
 def test_sleep_command_exits_zero_and_pod_succeeds() -> None:
     cluster = make_cluster(PodTimings(pull=2))
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     cluster.client().create(make_pod(containers=[container(command=["sleep", "30"])]))
     cluster.run(1000)
     assert rec.first("p", phase_is("Succeeded")) == 32.0
@@ -229,7 +203,7 @@ def test_sleep_command_exits_zero_and_pod_succeeds() -> None:
 
 def test_shell_script_of_echo_and_sleep_steps() -> None:
     cluster = make_cluster()
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     script = 'echo "starting; really"\nsleep 1m && sleep 0.5; echo done\nsleep 30s'
     cluster.client().create(make_pod(containers=[container(command=["/bin/sh", "-c", script])]))
     cluster.run(1000)
@@ -238,7 +212,7 @@ def test_shell_script_of_echo_and_sleep_steps() -> None:
 
 def test_shell_exit_code_fails_pod() -> None:
     cluster = make_cluster()
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     main = container(command=["bash", "-c"], args=["sleep 4; exit 3"])
     cluster.client().create(make_pod(containers=[main]))
     cluster.run(1000)
@@ -285,7 +259,7 @@ def test_args_without_command_are_the_command_line() -> None:
 
 def test_exit_rule_overrides_command() -> None:
     cluster = make_cluster(PodTimings(start=1, exit_after=12, exit_code=7))
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     cluster.client().create(make_pod(containers=[container(command=["sleep", "3"])]))
     cluster.run(1000)
     assert rec.first("p", phase_is("Failed")) == 13.0
@@ -294,7 +268,7 @@ def test_exit_rule_overrides_command() -> None:
 
 def test_pod_ends_when_all_containers_have_terminated() -> None:
     cluster = make_cluster()
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     cluster.client().create(make_pod(containers=[
         container("zeta", command=["sleep", "10"]), container("alpha", command=["sleep", "20"])]))
     cluster.run(15)
@@ -309,7 +283,7 @@ def test_pod_ends_when_all_containers_have_terminated() -> None:
 
 def test_one_failed_container_under_never_fails_the_pod_once_all_stopped() -> None:
     cluster = make_cluster()
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     cluster.client().create(make_pod(containers=[
         container("a", command=["sh", "-c", "sleep 5; exit 1"]), container("b", command=["sleep", "9"])]))
     cluster.run(1000)
@@ -319,7 +293,7 @@ def test_one_failed_container_under_never_fails_the_pod_once_all_stopped() -> No
 # ---------------------------------------------------------------------------------------------- restarts
 def test_on_failure_restarts_with_crash_loop_back_off() -> None:
     cluster = make_cluster(PodTimings(exit_after=5, exit_code=1))
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     cluster.client().create(make_pod(restart="OnFailure"))
     cluster.run(1000)
 
@@ -348,7 +322,7 @@ def test_on_failure_restarts_with_crash_loop_back_off() -> None:
 
 def test_back_off_is_capped_at_five_minutes() -> None:
     cluster = make_cluster(PodTimings(exit_after=1, exit_code=1))
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     cluster.client().create(make_pod(restart="OnFailure"))
     cluster.run(3000)
     starts = sorted({float(w) for w, _t, p in rec.events
@@ -361,7 +335,7 @@ def test_back_off_is_capped_at_five_minutes() -> None:
 
 def test_on_failure_exit_zero_succeeds() -> None:
     cluster = make_cluster(PodTimings(exit_after=5, exit_code=0))
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     cluster.client().create(make_pod(restart="OnFailure"))
     cluster.run(1000)
     assert rec.first("p", phase_is("Succeeded")) == 5.0
@@ -380,7 +354,7 @@ def test_restart_policy_always_restarts_successful_exits() -> None:
 
 def test_fail_container_applies_restart_policy() -> None:
     cluster = make_cluster(PodTimings(pull=1))
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     cluster.client().create(make_pod("never"))
     cluster.client().create(make_pod("onfailure", restart="OnFailure"))
     run_to(cluster, 10)
@@ -400,7 +374,7 @@ def test_fail_container_applies_restart_policy() -> None:
 # ------------------------------------------------------------------------------------------ init containers
 def test_init_containers_run_in_order_before_regular_containers() -> None:
     cluster = make_cluster(PodTimings(pull=2))
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     cluster.client().create(make_pod(
         initContainers=[container("setup", command=["sleep", "10"]),
                         container("migrate", command=["sleep", "5"])],
@@ -431,7 +405,7 @@ def test_failed_init_container_fails_pod_under_never() -> None:
 
 def test_sidecar_keeps_running_and_stops_when_main_container_completes() -> None:
     cluster = make_cluster()
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     sidecar = container("proxy", command=SLEEP_FOREVER, restartPolicy="Always")
     main = container(command=["sleep", "8"])
     cluster.client().create(make_pod(initContainers=[sidecar], containers=[main]))
@@ -448,7 +422,7 @@ def test_sidecar_keeps_running_and_stops_when_main_container_completes() -> None
 # ---------------------------------------------------------------------------------------------- deletion
 def test_graceful_deletion_ends_failed_then_removed() -> None:
     cluster = make_cluster(PodTimings(terminate=5))
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     client = cluster.client()
     client.create(make_pod())
     run_to(cluster, 10)
@@ -465,7 +439,7 @@ def test_graceful_deletion_ends_failed_then_removed() -> None:
 
 def test_deleted_pod_with_finalizer_stays_failed_until_finalizer_removed() -> None:
     cluster = make_cluster(PodTimings(terminate=2))
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     client = cluster.client()
     pod = make_pod()
     pod["metadata"]["finalizers"] = ["example.com/hold"]
@@ -486,7 +460,7 @@ def test_deleted_pod_with_finalizer_stays_failed_until_finalizer_removed() -> No
 
 def test_terminate_is_capped_by_grace_period() -> None:
     cluster = make_cluster(PodTimings(terminate=60))
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     client = cluster.client()
     client.create(make_pod(terminationGracePeriodSeconds=10))
     run_to(cluster, 3)
@@ -500,7 +474,7 @@ def test_terminate_is_capped_by_grace_period() -> None:
 
 def test_shorter_grace_on_second_delete_kills_earlier() -> None:
     cluster = make_cluster(PodTimings(terminate=60))
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     client = cluster.client()
     client.create(make_pod())
     run_to(cluster, 1)
@@ -513,7 +487,7 @@ def test_shorter_grace_on_second_delete_kills_earlier() -> None:
 
 def test_deleted_before_containers_started_ends_with_unknown_status() -> None:
     cluster = make_cluster(PodTimings(pull=100, terminate=20))
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     client = cluster.client()
     client.create(make_pod())
     run_to(cluster, 10)
@@ -528,7 +502,7 @@ def test_deleted_before_containers_started_ends_with_unknown_status() -> None:
 
 def test_finished_pod_is_deleted_at_once_without_kubelet_writes() -> None:
     cluster = make_cluster()
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     client = cluster.client()
     client.create(make_pod(containers=[container(command=["sleep", "1"])]))
     run_to(cluster, 10)
@@ -592,7 +566,7 @@ def test_kubelet_never_mutates_watch_snapshots() -> None:
 # ---------------------------------------------------------------------------------------------- jitter
 def _times(seed: int) -> tuple[float | None, float | None, float | None]:
     cluster = make_cluster(PodTimings(pull=10, start=1, ready=2, exit_after=30, jitter=5), seed=seed)
-    rec = Recorder(cluster)
+    rec = PodWrites(cluster)
     cluster.client().create(make_pod())
     cluster.run(1000)
     return rec.first("p", phase_is("Running")), rec.first("p", ready), rec.first("p", phase_is("Succeeded"))

@@ -14,13 +14,13 @@ from fakecluster.scenario.milestones import (
     POD_EVENTS,
     Milestone,
     PodRef,
-    RJobShape,
     parse_milestone,
     parse_pod_ref,
 )
 from fakecluster.scenario.trace import TraceEvent, trace_digest
+from fakecluster.workload_plugin import GroupShape
 
-SHAPES = {"mpi": {"launcher": RJobShape(1, 1), "node": RJobShape(2, 2)}}
+SHAPES = {"mpi": {"launcher": GroupShape(1, 1), "node": GroupShape(2, 2)}}
 _seq = itertools.count()
 
 
@@ -261,7 +261,7 @@ def test_jobset_milestones() -> None:
 
 
 def test_jobset_prefix_restricts_to_that_jobset() -> None:
-    shapes = {"a": {"node": RJobShape(1, 1)}, "b": {"node": RJobShape(1, 1)}}
+    shapes = {"a": {"node": GroupShape(1, 1)}, "b": {"node": GroupShape(1, 1)}}
     trace = [pod(1.0, "Ready", jobset="a"), pod(5.0, "Ready", jobset="b")]
     assert (m := parse_milestone("first b/node pods Ready").find(trace, shapes)) and m.time == 5.0
     assert (m := parse_milestone("all a/node pods Ready").find(trace, shapes)) and m.time == 1.0

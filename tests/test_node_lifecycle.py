@@ -1,4 +1,5 @@
-"""Node failure as Kubernetes handles it (reference §2.9): DefaultTolerationSeconds, the node lifecycle
+"""Node failure as Kubernetes handles it (``pkg/controller/nodelifecycle/node_lifecycle_controller.go``,
+``pkg/controller/tainteviction/taint_eviction.go``): DefaultTolerationSeconds, the node lifecycle
 controller, the taint-eviction controller, and what a Job sees. Every time is exact virtual time."""
 
 from __future__ import annotations
@@ -6,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from cluster_harness import make_pod, run_to
 
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj, clone, get_condition
@@ -31,22 +33,10 @@ def make_cluster(*pools: NodePool, timings: PodTimings | None = None) -> Cluster
     return Cluster(seed=0, config=ClusterConfig(nodes=nodes, behaviour=lambda _pod: behaviour))
 
 
-def make_pod(name: str = "p", node: str | None = None, **spec: Any) -> Obj:
-    extra: dict[str, Any] = {"nodeSelector": {"kubernetes.io/hostname": node}} if node else {}
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": NS},
-            "spec": {"restartPolicy": "Never", **extra, **spec,
-                     "containers": [{"name": "c", "image": "busybox", "command": ["sleep", "infinity"]}]}}
-
-
 def make_job(**spec: Any) -> Obj:
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": NS},
             "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [
                 {"name": "c", "image": "busybox", "command": ["sleep", "infinity"]}]}}, **spec}}
-
-
-def run_to(cluster: Cluster, when: float) -> None:
-    cluster.run(when)
-    cluster.clock.advance_to(when)
 
 
 def node(cluster: Cluster, name: str) -> Obj:

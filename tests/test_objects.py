@@ -8,17 +8,13 @@ from typing import Any
 import pytest
 
 from fakecluster.api.objects import (
-    annotations_of,
     clone,
     condition_true,
     controller_of,
     get_condition,
     labels_of,
     merge_patch,
-    name_of,
-    namespace_of,
     owner_reference,
-    uid_of,
 )
 
 
@@ -125,16 +121,10 @@ def test_merge_patch_keeps_nulls_inside_replacement_lists() -> None:
     assert merge_patch({}, {"a": [{"b": None}]}) == {"a": [{"b": None}]}
 
 
-def test_metadata_accessors() -> None:
-    obj = {"metadata": {"name": "n", "namespace": "ns", "uid": "u"}}
-    assert name_of(obj) == "n"
-    assert namespace_of(obj) == "ns"
-    assert uid_of(obj) == "u"
-    assert labels_of(obj) == {}
-    assert annotations_of(obj) == {}
-    assert namespace_of({"metadata": {"name": "node"}}) == ""
+def test_labels_of() -> None:
+    assert labels_of({"metadata": {"name": "n"}}) == {}
     assert labels_of({"metadata": {"labels": None}}) == {}
-    assert annotations_of({"metadata": {"annotations": {"k": "v"}}}) == {"k": "v"}
+    assert labels_of({"metadata": {"labels": {"k": "v"}}}) == {"k": "v"}
 
 
 def test_owner_reference_and_controller_of() -> None:

@@ -1,15 +1,15 @@
-"""PodGC (``pkg/controller/podgc/gc_controller.go``): what finishes the pods a lost node leaves behind
-(reference §2.9, §2.10, §1.11). Passes fall on multiples of 20 s; times are exact."""
+"""PodGC (``pkg/controller/podgc/gc_controller.go``): what finishes the pods a lost node leaves behind.
+Passes fall on multiples of 20 s; times are exact."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from cluster_harness import PodWrites, make_pod, run_to
 
 from fakecluster.api.errors import NotFound
 from fakecluster.api.objects import Obj, clone, get_condition
-from fakecluster.api.watch import WatchEvent
 from fakecluster.clock import rfc3339
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
 from fakecluster.kubelet.pod_timings import PodTimings
@@ -26,36 +26,11 @@ def make_cluster(nodes: int = 3) -> Cluster:
                                                 behaviour=lambda _pod: timings))
 
 
-def make_pod(name: str = "p", node: str | None = None, **spec: Any) -> Obj:
-    extra: dict[str, Any] = {"nodeSelector": {"kubernetes.io/hostname": node}} if node else {}
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": NS},
-            "spec": {"restartPolicy": "Never", **extra, **spec,
-                     "containers": [{"name": "c", "image": "busybox", "command": ["sleep", "infinity"]}]}}
-
-
 def make_job(**spec: Any) -> Obj:
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": NS},
             "spec": {"template": {"spec": {"restartPolicy": "Never", "nodeSelector": {
                 "kubernetes.io/hostname": "n-1"}, "containers": [
                 {"name": "c", "image": "busybox", "command": ["sleep", "infinity"]}]}}, **spec}}
-
-
-def run_to(cluster: Cluster, when: float) -> None:
-    cluster.run(when)
-    cluster.clock.advance_to(when)
-
-
-class PodWrites:
-    def __init__(self, cluster: Cluster) -> None:
-        self.cluster = cluster
-        self.events: list[tuple[float, str, Obj]] = []
-        cluster.client().watch("Pod", self._on)
-
-    def _on(self, event: WatchEvent) -> None:
-        self.events.append((self.cluster.clock.now, event.type, event.object))
-
-    def of(self, name: str) -> list[tuple[float, str, Obj]]:
-        return [e for e in self.events if e[2]["metadata"]["name"] == name]
 
 
 def gone(cluster: Cluster, name: str) -> bool:

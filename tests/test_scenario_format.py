@@ -23,7 +23,8 @@ from fakecluster.scenario.format import (
     resolve_pod_rule,
 )
 from fakecluster.scenario.loader import load_scenario, validate_against_workload
-from fakecluster.scenario.milestones import RJobShape, workload_shapes
+from fakecluster.scenario.milestones import workload_shapes
+from fakecluster.workload_plugin import GroupShape
 
 JOBSET = """\
 jobset:
@@ -38,7 +39,7 @@ jobset:
         replicas: 2
         template: {spec: {parallelism: 3, completions: 3, template: {spec: {containers: [{name: c}]}}}}
 """
-SHAPES = {"mpi": {"launcher": RJobShape(1, 1), "node": RJobShape(2, 3)}}
+SHAPES = {"mpi": {"launcher": GroupShape(1, 1), "node": GroupShape(2, 3)}}
 
 
 def write(tmp_path: Path, body: str, name: str = "case.yaml") -> Path:
@@ -524,7 +525,7 @@ def test_validate_against_workload_rejects_unknown_names(
 
 
 def test_several_jobsets_need_names(tmp_path: Path) -> None:
-    shapes = {"a": {"node": RJobShape(1, 1)}, "b": {"node": RJobShape(1, 1), "solo": RJobShape(1, 1)}}
+    shapes = {"a": {"node": GroupShape(1, 1)}, "b": {"node": GroupShape(1, 1), "solo": GroupShape(1, 1)}}
     base = "jobsets: [{metadata: {name: a}}, {metadata: {name: b}}]\n"
     cases = [
         ("expect: [{happens: jobset Completed}]\n", "expect[0].happens", "several JobSets"),
@@ -568,7 +569,7 @@ def test_workload_shapes_reads_replicas_and_completions() -> None:
         },
     }
     assert workload_shapes([manifest, {"kind": "JobSet"}]) == {
-        "x": {"a": RJobShape(3, 4), "b": RJobShape(1, 2), "c": RJobShape(1, 1)}
+        "x": {"a": GroupShape(3, 4), "b": GroupShape(1, 2), "c": GroupShape(1, 1)}
     }
 
 

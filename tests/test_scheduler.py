@@ -1,4 +1,5 @@
-"""The emulated default scheduler: timing, filters, placement, failure messages and retries (§3)."""
+"""The emulated default scheduler: timing, filters, placement, failure messages and retries
+(``pkg/scheduler/schedule_one.go``)."""
 
 from __future__ import annotations
 

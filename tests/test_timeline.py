@@ -7,11 +7,11 @@ import re
 
 from fakecluster.scenario.expectations import RunResult, check
 from fakecluster.scenario.format import Scenario
-from fakecluster.scenario.milestones import RJobShape
 from fakecluster.scenario.timeline import render_failure, render_timeline
 from fakecluster.scenario.trace import Snapshot, TraceEvent
+from fakecluster.workload_plugin import GroupShape
 
-SHAPES = {"mpi": {"worker": RJobShape(2, 4), "launcher": RJobShape(1, 1)}}
+SHAPES = {"mpi": {"worker": GroupShape(2, 4), "launcher": GroupShape(1, 1)}}
 
 
 def build_trace() -> list[TraceEvent]:
@@ -139,7 +139,7 @@ def test_related_restricts_to_the_named_replicated_jobs() -> None:
 
 
 def test_replicated_job_without_events_is_listed() -> None:
-    shapes = {"mpi": {**SHAPES["mpi"], "driver": RJobShape(1, 1)}}
+    shapes = {"mpi": {**SHAPES["mpi"], "driver": GroupShape(1, 1)}}
     lines = [squash(line.strip()) for line in render_timeline(build_trace(), shapes).splitlines()]
     assert lines[lines.index("driver  (1 job x 1 pod)") + 1] == "no events"
 

@@ -28,28 +28,8 @@ def clone(value: Any) -> Any:
     return value
 
 
-def meta(obj: Obj) -> Obj:
-    return obj["metadata"]
-
-
-def name_of(obj: Obj) -> str:
-    return obj["metadata"]["name"]
-
-
-def namespace_of(obj: Obj) -> str:
-    return obj["metadata"].get("namespace", "")
-
-
 def labels_of(obj: Obj) -> dict[str, str]:
     return obj["metadata"].get("labels") or {}
-
-
-def annotations_of(obj: Obj) -> dict[str, str]:
-    return obj["metadata"].get("annotations") or {}
-
-
-def uid_of(obj: Obj) -> str:
-    return obj["metadata"]["uid"]
 
 
 def controller_of(obj: Obj) -> Obj | None:
@@ -119,7 +99,9 @@ def update_pod_condition(status: Obj, condition: Obj, now: str) -> bool:
 
 
 def disruption_target(reason: str, message: str) -> Obj:
-    """A ``DisruptionTarget=True`` pod condition (reasons and messages verbatim from the upstream writer:
-    reference §2.10); its ``lastTransitionTime`` is set by :func:`update_pod_condition`."""
+    """A ``DisruptionTarget=True`` pod condition (``k8s.io/api/core/v1/types.go``; reasons and messages
+    verbatim from the upstream writer: ``pkg/controller/podgc/gc_controller.go``,
+    ``pkg/controller/tainteviction/taint_eviction.go``, ``pkg/registry/core/pod/storage/eviction.go``);
+    its ``lastTransitionTime`` is set by :func:`update_pod_condition`."""
     return {"type": "DisruptionTarget", "status": "True", "lastProbeTime": None,
             "reason": reason, "message": message}

@@ -11,17 +11,18 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from fakecluster.api.batch_labels import (
+    CONTROLLER_UID_LABEL,
+    JOB_NAME_LABEL,
+    LEGACY_CONTROLLER_UID_LABEL,
+    LEGACY_JOB_NAME_LABEL,
+)
 from fakecluster.api.errors import FieldError
 from fakecluster.api.objects import Obj
 from fakecluster.apiserver.resources import ResourceType, Strategy
 from fakecluster.apiserver.server import ApiServer
 
 MAX_INT32 = 2**31 - 1
-JOB_TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
-JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
-LEGACY_JOB_NAME_LABEL = "job-name"
-CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"
-LEGACY_CONTROLLER_UID_LABEL = "controller-uid"
 
 
 def default_pod_spec(spec: Obj) -> None:

@@ -3,7 +3,7 @@
 There are no PodDisruptionBudgets in the fake cluster, so every eviction is allowed (upstream's
 ``len(pdbs) == 0`` branch, and ``canIgnorePDB`` for pending, terminal and terminating pods). Both branches
 end in ``addConditionAndDeletePod``: a status write adding ``DisruptionTarget=True`` (reason
-``EvictionByEvictionAPI``, message ``Eviction API: evicting``, reference §2.10) to the *latest* pod, then
+``EvictionByEvictionAPI``, message ``Eviction API: evicting``, both verbatim) to the *latest* pod, then
 an ordinary DELETE with the eviction's delete options, so a running pod is deleted gracefully with its
 own ``terminationGracePeriodSeconds`` unless the caller gives one. Since PodDisruptionConditions (on by
 default from 1.26, GA 1.31) the condition is added to terminal pods as well: the old "terminal pods are

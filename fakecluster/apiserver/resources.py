@@ -98,10 +98,6 @@ class ResourceType:
     def group(self) -> str:
         return self.api_version.split("/")[0] if "/" in self.api_version else ""
 
-    def describe(self) -> str:
-        """``jobs.batch``-style name used in error messages."""
-        return f"{self.plural}.{self.group}" if self.group else self.plural
-
     def schema_errors(
         self,
         obj: Obj,

@@ -1,7 +1,8 @@
 """The fake API server: Kubernetes semantics over an in-memory store, as one façade over its parts.
 
-Reference: the generic registry of k8s.io/apiserver (``pkg/registry/generic/registry/store.go``). Each
-part has one job and its own module:
+Upstream: the generic registry of k8s.io/apiserver
+(``staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go``) over etcd
+(``staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go``). Each part has one job and its own module:
 
 - :mod:`.storage`: the objects of every kind and the indexes reads use (etcd plus the watch cache's
   indexers);
@@ -21,10 +22,10 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
+from fakecluster.api import errors
 from fakecluster.api.objects import Obj
 from fakecluster.api.selectors import Selector
 from fakecluster.api.watch import WatchEvent
-from fakecluster.apiserver import errors
 from fakecluster.apiserver.admission import AdmissionChain, MutatingHook, ValidatingHook
 from fakecluster.apiserver.eviction import evict_pod
 from fakecluster.apiserver.metadata_checks import check_delete_options

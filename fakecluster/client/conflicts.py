@@ -1,11 +1,13 @@
 """Injected API faults: a seeded fraction of controller writes fail with 409 Conflict.
 
-On a real cluster a write loses the optimistic-concurrency race whenever someone else wrote the
-object since it was read (reference §5.2), and a controller must survive that by letting its work
-queue retry the key with back-off and re-reading. In the fake cluster a controller is usually the only
-writer of its objects, so those paths never run. :class:`ConflictInjectingClient` makes them run: on
-each eligible write it draws from its own seeded stream and, on a hit, raises the API server's
-Conflict *instead of* performing the write, exactly as if the object had changed under it.
+On a real cluster a write loses the optimistic-concurrency race whenever someone else wrote the object
+since it was read (``OptimisticLockErrorMsg`` in
+``staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go``), and a controller must survive
+that by letting its work queue retry the key with back-off and re-reading. In the fake cluster a
+controller is usually the only writer of its objects, so those paths never run.
+:class:`ConflictInjectingClient` makes them run: on each eligible write it draws from its own seeded
+stream and, on a hit, raises the API server's Conflict *instead of* performing the write, exactly as if
+the object had changed under it.
 
 What is eligible, and why:
 

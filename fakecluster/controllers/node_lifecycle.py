@@ -1,5 +1,5 @@
 """The node lifecycle controller (``pkg/controller/nodelifecycle/node_lifecycle_controller.go``) and the
-``fail_node`` / ``recover_node`` actions that give it something to do (reference §2.9).
+``fail_node`` / ``recover_node`` actions that give it something to do.
 
 ``fail_node(name)`` at time F stops the node's kubelet
 (:meth:`~fakecluster.kubelet.kubelet.Kubelet.stop_node`):

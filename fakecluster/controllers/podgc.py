@@ -1,7 +1,8 @@
 """The pod garbage collector (``pkg/controller/podgc/gc_controller.go``), for what a lost node leaves behind.
 
-With the kubelet gone a deleted pod stays ``Terminating`` (phase still ``Running``) for good (reference
-§2.9). PodGC is what finishes such pods, in the passes upstream runs every ``gcCheckPeriod`` (20 s):
+With the kubelet gone a deleted pod stays ``Terminating`` (phase still ``Running``) for good: only the
+kubelet completes a graceful deletion (``pkg/kubelet/status/status_manager.go``). PodGC is what finishes
+such pods, in the passes upstream runs every ``gcCheckPeriod`` (20 s):
 
 - ``gcTerminating``: a terminating pod on a node that is not Ready *and* has the
   ``node.kubernetes.io/out-of-service`` taint (any effect; NodeOutOfServiceVolumeDetach, GA 1.28) is marked
@@ -9,7 +10,7 @@ With the kubelet gone a deleted pod stays ``Terminating`` (phase still ``Running
 - ``gcOrphaned``: pods bound to a node that no longer exists. A missing node is first quarantined for 40 s
   (``quarantineTime``) and checked against the API server again; then each of its pods is marked
   ``Failed`` with ``DisruptionTarget=True``, reason ``DeletionByPodGC``, message
-  ``PodGC: node no longer exists`` (§2.10), and force-deleted;
+  ``PodGC: node no longer exists`` (verbatim from ``gcOrphaned``), and force-deleted;
 - ``gcUnscheduledTerminating``: terminating pods that were never bound are marked ``Failed`` and
   force-deleted.
 

@@ -1,7 +1,7 @@
 """The taint-eviction controller (``pkg/controller/tainteviction/taint_eviction.go``, GA 1.34 as a separate
 controller; before that the same code ran inside the node lifecycle controller).
 
-It deletes pods from nodes with ``NoExecute`` taints they do not tolerate (reference §2.9):
+It deletes pods from nodes with ``NoExecute`` taints they do not tolerate:
 
 - On a change of a node's ``NoExecute`` taints (``handleNodeUpdate``) every pod bound to the node is
   looked at; on a pod's binding or toleration change (``handlePodUpdate``) that pod is.
@@ -11,7 +11,7 @@ It deletes pods from nodes with ``NoExecute`` taints they do not tolerate (refer
   taint* (not the taint's ``timeAdded``); tolerations without seconds tolerate forever. An eviction already
   scheduled earlier stays. Removing the taints (the node is Ready again) cancels scheduled evictions.
 - The deletion (``addConditionAndDeletePod``): ``DisruptionTarget=True``, reason ``DeletionByTaintManager``,
-  message ``Taint manager: deleting due to NoExecute taint`` (§2.10) written to the pod's status, then a
+  message ``Taint manager: deleting due to NoExecute taint`` (verbatim) written to the pod's status, then a
   plain DELETE, so the pod's own grace period applies. On a dead node nobody completes that graceful
   deletion: the pod stays ``Terminating`` (and, with a podFailurePolicy, uncounted) until PodGC or the
   returning kubelet finishes it.
@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from fakecluster.api.errors import ApiError, NotFound
 from fakecluster.api.objects import Obj, disruption_target, update_pod_condition
+from fakecluster.api.toleration import matching_tolerations
 from fakecluster.api.watch import WatchEvent
 from fakecluster.client.protocol import Client
 from fakecluster.clock import Clock, Timer
@@ -74,31 +75,6 @@ def no_execute_taints(node: Obj | None) -> list[Obj]:
     if node is None:
         return []
     return [t for t in (node.get("spec") or {}).get("taints") or () if t.get("effect") == "NoExecute"]
-
-
-def tolerates(toleration: Obj, taint: Obj) -> bool:
-    """``Toleration.ToleratesTaint`` (``k8s.io/api/core/v1/toleration.go``)."""
-    effect = toleration.get("effect") or ""
-    if effect and effect != taint.get("effect"):
-        return False
-    key = toleration.get("key") or ""
-    if key and key != taint.get("key"):
-        return False
-    operator = toleration.get("operator") or "Equal"
-    if operator == "Exists":
-        return True
-    return operator == "Equal" and (toleration.get("value") or "") == (taint.get("value") or "")
-
-
-def matching_tolerations(taints: list[Obj], tolerations: list[Obj]) -> tuple[bool, list[Obj]]:
-    """``GetMatchingTolerations``: whether every taint is tolerated, and the first toleration per taint."""
-    used = []
-    for taint in taints:
-        match = next((t for t in tolerations if tolerates(t, taint)), None)
-        if match is None:
-            return False, []
-        used.append(match)
-    return True, used
 
 
 def min_toleration_seconds(tolerations: list[Obj]) -> float:

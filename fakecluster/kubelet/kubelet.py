@@ -1,9 +1,12 @@
 """Every node's kubelet: runs bound pods through real phases and status on the virtual clock.
 
-Reference: shared/reference/kubernetes.md §2. For each pod bound to a node (``spec.nodeName`` set) the
-kubelet, with the pod's :class:`~fakecluster.kubelet.pod_timings.PodTimings` (each delay plus a seeded
-jitter in
-``[0, jitter]``, drawn once per pod when it is admitted, in watch-event order):
+Upstream: ``pkg/kubelet/kubelet.go`` (``SyncPod``, ``SyncTerminatingPod``), ``pkg/kubelet/pod_workers.go``,
+``pkg/kubelet/kuberuntime/kuberuntime_manager.go`` (``computePodActions``: restarts and back-off) and
+``pkg/kubelet/prober/``; the status it writes is built in :mod:`fakecluster.kubelet.pod_worker`.
+
+For each pod bound to a node (``spec.nodeName`` set) the kubelet, with the pod's
+:class:`~fakecluster.kubelet.pod_timings.PodTimings` (each delay plus a seeded jitter in ``[0, jitter]``,
+drawn once per pod when it is admitted, in watch-event order):
 
 1. admits it: ``startTime``, ``hostIP``, ``podIP``, sandbox ready, containers waiting in
    ``ContainerCreating`` (``PodInitializing`` when there are init containers);
@@ -38,7 +41,7 @@ from fakecluster.api.watch import WatchEvent
 from fakecluster.client.internal import InternalClient
 from fakecluster.clock import Clock, Timer, rfc3339
 from fakecluster.kubelet.commands import command_outcome
-from fakecluster.kubelet.pod_timings import BehaviourResolver
+from fakecluster.kubelet.pod_timings import NO_JITTER, BehaviourResolver, Jitters
 from fakecluster.kubelet.pod_worker import (
     INIT,
     REGULAR,
@@ -210,9 +213,9 @@ class Kubelet:
     def _add(self, pod: Obj) -> None:
         timings = self._behaviour(pod)
         if timings.jitter > 0:
-            jitters = tuple(self._rng.uniform(0.0, timings.jitter) for _ in range(5))
+            jitters = Jitters._make(self._rng.uniform(0.0, timings.jitter) for _ in Jitters._fields)
         else:
-            jitters = (0.0,) * 5
+            jitters = NO_JITTER
         worker = PodWorker(pod, timings, jitters)
         self._pods[worker.uid] = worker
         self._uids[(worker.namespace, worker.name)] = worker.uid
@@ -302,7 +305,7 @@ class Kubelet:
         worker.pod_ip = self._next_pod_ip()
         worker.sandbox_ready = True
         timings = worker.timings
-        delay = timings.pull + worker.jitters[0] + timings.start + worker.jitters[1]
+        delay = timings.pull + worker.jitters.pull + timings.start + worker.jitters.start
         self._after(worker, worker.timers, delay, self._advance_init)
 
     def _advance_init(self, worker: PodWorker) -> None:
@@ -346,7 +349,7 @@ class Kubelet:
             c.started = True
         else:
             if timings.ready is not None:
-                started_delay, ready_delay = 0.0, timings.ready + jitters[2]
+                started_delay, ready_delay = 0.0, timings.ready + jitters.ready
             else:
                 started_delay, ready_delay = probe_delays(c.spec)
             c.started = started_delay <= 0
@@ -354,7 +357,7 @@ class Kubelet:
                 self._after(worker, c.timers, started_delay, self._container_started, c, run)
             self._after(worker, c.timers, ready_delay, self._container_ready, c, run)
         if c.role == REGULAR and timings.exit_after is not None:
-            self._after(worker, c.timers, timings.exit_after + jitters[3], self._container_exited,
+            self._after(worker, c.timers, timings.exit_after + jitters.exit_after, self._container_exited,
                         c, run, timings.exit_code)
             return
         outcome = command_outcome(c.spec)
@@ -469,7 +472,7 @@ class Kubelet:
             worker.cancel_timers()
             worker.stop_requested_at = now
             if any(c.state == RUNNING for c in worker.all_containers()):
-                natural = now + worker.timings.terminate + worker.jitters[4]
+                natural = now + worker.timings.terminate + worker.jitters.terminate
             else:
                 natural = now  # nothing is running: the sandbox goes at once
             worker.kill_at, worker.kill_code = natural, SIGTERM_EXIT

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from fakecluster.api.objects import Obj
 
@@ -35,6 +36,19 @@ class PodTimings:
     """After deletion: time the containers take to stop (capped by the grace period)."""
     jitter: float = 0.0
     """Each delay above gets a seeded random extra in [0, jitter]."""
+
+
+class Jitters(NamedTuple):
+    """One pod's seeded extras in [0, ``jitter``], one per delay, drawn once when the kubelet admits it."""
+
+    pull: float
+    start: float
+    ready: float
+    exit_after: float
+    terminate: float
+
+
+NO_JITTER = Jitters(0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 BehaviourResolver = Callable[[Obj], PodTimings]

@@ -17,11 +17,11 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from fakecluster.api.objects import Obj
 from fakecluster.clock import Timer
-from fakecluster.kubelet.pod_timings import PodTimings
+from fakecluster.kubelet.pod_timings import Jitters, PodTimings
 
 WAITING, RUNNING, TERMINATED = "waiting", "running", "terminated"
 INIT, SIDECAR, REGULAR = "init", "sidecar", "regular"
@@ -113,7 +113,7 @@ class PodWorker:
                  "node", "pod_ip", "readiness_gates", "regular_started", "restart_policy", "sandbox_ready",
                  "start_time", "stop_requested_at", "terminal", "terminating", "timers", "timings", "uid")
 
-    def __init__(self, pod: Obj, timings: PodTimings, jitters: tuple[float, ...]) -> None:
+    def __init__(self, pod: Obj, timings: PodTimings, jitters: Jitters) -> None:
         meta = pod["metadata"]
         spec = pod["spec"]
         self.uid: str = meta["uid"]
@@ -122,7 +122,7 @@ class PodWorker:
         self.node: str = spec["nodeName"]
         self.timings = timings
         self.jitters = jitters
-        """Seeded extras for (pull, start, ready, exit, terminate), drawn once at admission."""
+        """Seeded extras for the delays, drawn once at admission."""
         self.restart_policy: str = spec.get("restartPolicy") or "Always"
         self.readiness_gates = [g.get("conditionType") for g in spec.get("readinessGates") or ()]
         init_specs = spec.get("initContainers") or ()
@@ -153,11 +153,7 @@ class PodWorker:
         self.timers: list[Timer] = []
         self.immediate: deque[tuple[Callable[..., None], tuple[Any, ...]]] = deque()
         """Zero-delay steps, run in order before the next status write (one write per instant)."""
-        self.conditions_built: tuple[list[Obj], Sequence[Obj | None], list[Obj],
-                                     Sequence[ConditionSpec]] | None = None
-        """The conditions list :func:`build_status` last built, its kubelet-owned conditions (in
-        :data:`KUBELET_CONDITIONS` order) with the specs they were built from, and the others it
-        carried over."""
+        self.conditions_built: BuiltConditions | None = None
 
     def all_containers(self) -> list[ContainerRun]:
         return [*self.init_containers, *self.containers]
@@ -220,9 +216,41 @@ class PodWorker:
         return "Pending"
 
 
-ConditionSpec = tuple[str, bool, str | None, str | None]
-"""A kubelet-owned condition before it becomes a dict: type, status, reason, message."""
+class ConditionSpec(NamedTuple):
+    """A kubelet-owned condition before it becomes a dict. Two equal specs build equal conditions, so
+    :func:`build_status` compares specs instead of dicts."""
+
+    type: str
+    status: bool
+    reason: str | None = None
+    message: str | None = None
+
+
+class BuiltConditions(NamedTuple):
+    """What :func:`build_status` last built, so the next build can reuse it while nobody replaced it."""
+
+    conditions: list[Obj]
+    """The whole ``status.conditions`` list written."""
+    owned: Sequence[Obj | None]
+    """Its kubelet-owned conditions, in :data:`KUBELET_CONDITIONS` order."""
+    others: list[Obj]
+    """The conditions of other owners it carried over, in order."""
+    specs: Sequence[ConditionSpec | None]
+    """The specs ``owned`` was built from."""
+
+
 _NO_SPECS: tuple[None, ...] = (None,) * len(KUBELET_CONDITIONS)
+# Specs without a message, built once: most status builds produce only these.
+_SANDBOX_READY = ConditionSpec("PodReadyToStartContainers", True)
+_SANDBOX_NOT_READY = ConditionSpec("PodReadyToStartContainers", False)
+_INITIALIZED = ConditionSpec("Initialized", True)
+_INITIALIZED_COMPLETED = ConditionSpec("Initialized", True, "PodCompleted")
+_READY = ConditionSpec("Ready", True)
+_CONTAINERS_READY = ConditionSpec("ContainersReady", True)
+_TERMINAL_READINESS = {
+    reason: (ConditionSpec("Ready", False, reason), ConditionSpec("ContainersReady", False, reason))
+    for reason in ("PodCompleted", "PodFailed")
+}
 
 
 def _condition(cond_type: str, status: bool, reason: str | None = None, message: str | None = None) -> Obj:
@@ -239,44 +267,48 @@ def _names(containers: list[ContainerRun]) -> str:
     return "[" + " ".join(c.name for c in containers) + "]"
 
 
-def kubelet_conditions(worker: PodWorker, phase: str, api_conditions: list[Obj]) -> list[Obj]:
-    """PodReadyToStartContainers, Initialized, Ready, ContainersReady (``status/generate.go``), without
-    transition times (added by :func:`build_status`)."""
-    return [_condition(*spec) for spec in kubelet_condition_specs(worker, phase, api_conditions)]
-
-
 def kubelet_condition_specs(worker: PodWorker, phase: str, api_conditions: list[Obj]) -> list[ConditionSpec]:
-    """:func:`kubelet_conditions` as :data:`ConditionSpec` tuples, in :data:`KUBELET_CONDITIONS` order."""
-    sandbox = ("PodReadyToStartContainers", worker.sandbox_ready and phase not in TERMINAL_PHASES, None, None)
+    """PodReadyToStartContainers, Initialized, Ready, ContainersReady (``pkg/kubelet/status/generate.go``)
+    as :class:`ConditionSpec` s, in :data:`KUBELET_CONDITIONS` order."""
+    sandbox = (_SANDBOX_READY if worker.sandbox_ready and phase not in TERMINAL_PHASES
+               else _SANDBOX_NOT_READY)
     any_regular_ran = any(c.ever_ran for c in worker.containers)
     initialized: ConditionSpec
     if phase == "Succeeded":
-        initialized = ("Initialized", True, "PodCompleted", None)
+        initialized = _INITIALIZED_COMPLETED
     else:
         incomplete = [c for c in worker.init_containers if not _init_complete(c)]
-        initialized = (("Initialized", False, "ContainersNotInitialized",
-                        f"containers with incomplete status: {_names(incomplete)}")
-                       if incomplete and not any_regular_ran else ("Initialized", True, None, None))
+        initialized = (_not_initialized(f"containers with incomplete status: {_names(incomplete)}")
+                       if incomplete and not any_regular_ran else _INITIALIZED)
     ready: ConditionSpec
     containers_ready: ConditionSpec
     if phase in TERMINAL_PHASES:
-        reason = "PodCompleted" if phase == "Succeeded" else "PodFailed"
-        ready = ("Ready", False, reason, None)
-        containers_ready = ("ContainersReady", False, reason, None)
+        ready, containers_ready = _TERMINAL_READINESS["PodCompleted" if phase == "Succeeded" else "PodFailed"]
         return [sandbox, initialized, ready, containers_ready]
     unready = [c for c in worker.init_containers if c.role == SIDECAR and not c.ready]
     unready += [c for c in worker.containers if not c.ready]
     if unready:
-        message = f"containers with unready status: {_names(unready)}"
-        containers_ready = ("ContainersReady", False, "ContainersNotReady", message)
-        ready = ("Ready", False, "ContainersNotReady", message)
+        containers_ready, ready = _not_ready(f"containers with unready status: {_names(unready)}")
     else:
-        containers_ready = ("ContainersReady", True, None, None)
-        ready = ("Ready", True, None, None)
+        containers_ready = _CONTAINERS_READY
+        ready = _READY
         gate_messages = _readiness_gate_messages(worker.readiness_gates, api_conditions)
         if gate_messages:
-            ready = ("Ready", False, "ReadinessGatesNotReady", ", ".join(gate_messages))
+            ready = ConditionSpec("Ready", False, "ReadinessGatesNotReady", ", ".join(gate_messages))
     return [sandbox, initialized, ready, containers_ready]
+
+
+@lru_cache(maxsize=256)
+def _not_initialized(message: str) -> ConditionSpec:
+    """``Initialized=False``; cached by message, as the pods of one template say the same thing."""
+    return ConditionSpec("Initialized", False, "ContainersNotInitialized", message)
+
+
+@lru_cache(maxsize=256)
+def _not_ready(message: str) -> tuple[ConditionSpec, ConditionSpec]:
+    """``ContainersReady=False`` and ``Ready=False`` for ``message``; cached, as :func:`_not_initialized`."""
+    return (ConditionSpec("ContainersReady", False, "ContainersNotReady", message),
+            ConditionSpec("Ready", False, "ContainersNotReady", message))
 
 
 def _init_complete(c: ContainerRun) -> bool:
@@ -324,7 +356,8 @@ def build_status(worker: PodWorker, pod: Obj, stamp: str) -> Obj:
         owned.append(previous if previous is not None and fresh == previous else fresh)
     # Every condition kept: the stored list (the last build's, see _split_conditions) says it all.
     conditions = old_conditions if kept == len(owned) else [*owned, *others]
-    worker.conditions_built = (conditions, owned, others, specs)
+    # tuple.__new__ skips the generated __new__ (a Python call): this runs for every status build.
+    worker.conditions_built = tuple.__new__(BuiltConditions, (conditions, owned, others, specs))
     status["conditions"] = conditions
     if worker.host_ip is not None:
         status["hostIP"] = worker.host_ip
@@ -359,8 +392,10 @@ def _split_conditions(worker: PodWorker, conditions: list[Obj]) -> tuple[
     from (None: unknown). If ``conditions`` is the very list the last build made (nobody replaced it
     since: the usual case), that build's split is reused."""
     built = worker.conditions_built
-    if built is not None and built[0] is conditions:
-        return built[1], built[2], built[3]
+    if built is not None:
+        built_conditions, owned, others, specs = built  # unpacked: cheaper than attribute reads
+        if built_conditions is conditions:
+            return owned, others, specs
     by_type = {c.get("type"): c for c in conditions}
     return ([by_type.get(t) for t in KUBELET_CONDITIONS],
             [c for c in conditions if c.get("type") not in KUBELET_CONDITIONS], _NO_SPECS)

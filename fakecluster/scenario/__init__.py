@@ -11,15 +11,16 @@ from fakecluster.scenario.expectations import Failure, RunResult, check
 from fakecluster.scenario.format import Scenario
 from fakecluster.scenario.loader import load_scenario, validate_against_workload
 from fakecluster.scenario.matching import subset_match
-from fakecluster.scenario.milestones import Milestone, PodRef, RJobShape, parse_milestone, parse_pod_ref
+from fakecluster.scenario.milestones import Milestone, PodRef, parse_milestone, parse_pod_ref
 from fakecluster.scenario.timeline import render_failure, render_timeline
 from fakecluster.scenario.trace import Snapshot, TraceEvent, trace_digest
+from fakecluster.workload_plugin import GroupShape
 
 __all__ = [
     "Failure",
+    "GroupShape",
     "Milestone",
     "PodRef",
-    "RJobShape",
     "RunResult",
     "Scenario",
     "ScenarioError",

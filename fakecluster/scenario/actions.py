@@ -17,10 +17,10 @@ from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster
 from fakecluster.scenario.format import Action
-from fakecluster.scenario.milestones import PodRef, RJobShape
+from fakecluster.scenario.milestones import PodRef
 from fakecluster.scenario.recorder import TraceRecorder
 from fakecluster.scenario.trace import TraceEvent
-from fakecluster.workload_plugin import WorkloadPlugin
+from fakecluster.workload_plugin import GroupShape, WorkloadPlugin
 
 
 class ActionPlayer:
@@ -34,7 +34,7 @@ class ActionPlayer:
         recorder: TraceRecorder,
         *,
         path: Path,
-        shapes: dict[str, dict[str, RJobShape]],
+        shapes: dict[str, dict[str, GroupShape]],
         namespaces: dict[str, str],
     ) -> None:
         self.cluster = cluster

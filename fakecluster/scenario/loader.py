@@ -269,7 +269,7 @@ def _suggest_key(loc: tuple[int | str, ...]) -> str:
 def validate_against_workload(scenario: fmt.Scenario, shapes: Shapes) -> None:
     """Refuse references to JobSets, replicated jobs or indexes that the manifests do not define.
 
-    ``shapes`` maps JobSet name -> replicated job name -> :class:`RJobShape` (the runner computes it from
+    ``shapes`` maps JobSet name -> replicated job name -> :class:`GroupShape` (the runner computes it from
     the manifests). Raises :class:`ScenarioError` at the first bad reference, with its path and line.
     """
     checker = _WorkloadChecker(scenario, shapes)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from fakecluster.scenario.trace import TraceEvent, in_trace_order
+from fakecluster.workload_plugin import GroupShape
 
 __all__ = [
     "JOBSET_CONDITIONS",
@@ -24,7 +25,6 @@ __all__ = [
     "POD_EVENTS",
     "Milestone",
     "PodRef",
-    "RJobShape",
     "Shapes",
     "parse_milestone",
     "parse_pod_ref",
@@ -52,15 +52,7 @@ _GRAMMAR = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class RJobShape:
-    """How many Jobs (``replicas``) and pod slots per Job (completion indexes) a replicated job has."""
-
-    replicas: int
-    pods_per_job: int
-
-
-Shapes = Mapping[str, Mapping[str, RJobShape]]
+Shapes = Mapping[str, Mapping[str, GroupShape]]
 """JobSet name -> replicated job name -> shape."""
 
 
@@ -258,13 +250,13 @@ def parse_pod_ref(text: str) -> PodRef:
     )
 
 
-def workload_shapes(manifests: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, RJobShape]]:
+def workload_shapes(manifests: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, GroupShape]]:
     """Shapes of JobSet manifests as written (before defaulting): replicas default 1; pods per Job are
     ``completions``, else ``parallelism``, else 1, as the Job API defaults them for Indexed Jobs.
 
     Malformed parts are skipped: the JobSet webhook, not this helper, reports invalid manifests.
     """
-    shapes: dict[str, dict[str, RJobShape]] = {}
+    shapes: dict[str, dict[str, GroupShape]] = {}
     for manifest in manifests:
         metadata = manifest.get("metadata")
         spec = manifest.get("spec")
@@ -281,7 +273,7 @@ def workload_shapes(manifests: Iterable[Mapping[str, Any]]) -> dict[str, dict[st
     return shapes
 
 
-def _rjob_shape(rjob: Mapping[str, Any]) -> RJobShape:
+def _rjob_shape(rjob: Mapping[str, Any]) -> GroupShape:
     replicas = rjob.get("replicas", 1)
     template = rjob.get("template")
     job_spec = template.get("spec") if isinstance(template, Mapping) else None
@@ -294,4 +286,4 @@ def _rjob_shape(rjob: Mapping[str, Any]) -> RJobShape:
                 break
     if not isinstance(replicas, int) or isinstance(replicas, bool):
         replicas = 1
-    return RJobShape(replicas=replicas, pods_per_job=pods)
+    return GroupShape(replicas=replicas, pods_per_job=pods)

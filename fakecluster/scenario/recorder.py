@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from typing import NamedTuple
 
 from fakecluster.api.objects import Obj, condition_true
 from fakecluster.api.watch import WatchEvent
@@ -18,9 +19,26 @@ from fakecluster.cluster import Cluster
 from fakecluster.scenario.trace import TraceEvent
 from fakecluster.workload_plugin import Slot, WorkloadPlugin
 
-SlotFields = tuple[str | None, str | None, int | None, int | None, int | None]
-"""A trace event's workload coordinates: owner, replicated job, job index, pod index, attempt."""
-_NO_SLOT: SlotFields = (None, None, None, None, None)
+
+class SlotFields(NamedTuple):
+    """A trace event's workload coordinates (:class:`~fakecluster.scenario.trace.TraceEvent` fields)."""
+
+    jobset: str | None
+    replicated_job: str | None
+    job_index: int | None
+    pod_index: int | None
+    attempt: int | None
+
+
+class _SlotCacheEntry(NamedTuple):
+    """:meth:`TraceRecorder._slot_of`'s memo for one labels object."""
+
+    labels: dict[str, str]
+    kind: object
+    fields: SlotFields
+
+
+_NO_SLOT = SlotFields(None, None, None, None, None)
 _POD_PHASE_EVENTS = {"Running": "Running", "Succeeded": "Succeeded", "Failed": "Failed"}
 _JOB_CONDITIONS = ("Complete", "Failed")
 
@@ -52,7 +70,7 @@ class TraceRecorder:
         self._writes = hashlib.sha256()
         self._write_log: list[str] = []
         """Lines not hashed yet: hashing in batches costs a fraction of one ``update`` per write."""
-        self._slots: dict[int, tuple[dict[str, str], object, SlotFields]] = {}
+        self._slots: dict[int, _SlotCacheEntry] = {}
         self.listeners: list[Callable[[TraceEvent], None]] = []
         server = cluster.server
         server.watch("Pod", self._on_pod)
@@ -75,10 +93,11 @@ class TraceRecorder:
         meta = obj["metadata"]
         name = meta["name"]
         jobset, replicated_job, job_index, pod_index, attempt = _NO_SLOT if own_name else self._slot_of(obj)
-        # Positional: a trace event is built for nearly every pod write, and keywords cost more.
-        record = TraceEvent(self.cluster.clock.now, len(self.trace), kind, meta.get("namespace", ""), name,
-                            event, name if own_name else jobset, replicated_job, job_index, pod_index,
-                            attempt, detail)
+        # A trace event is built for nearly every pod write: tuple.__new__ with the fields in order skips
+        # the named tuple's generated __new__ (a Python call), which costs as much again.
+        record = tuple.__new__(TraceEvent, (
+            self.cluster.clock.now, len(self.trace), kind, meta.get("namespace", ""), name, event,
+            name if own_name else jobset, replicated_job, job_index, pod_index, attempt, detail))
         self.trace.append(record)
         for listener in self.listeners:
             listener(record)
@@ -93,10 +112,12 @@ class TraceRecorder:
             return _slot_fields(self.plugin.slot_of(obj))
         kind = obj.get("kind")
         hit = self._slots.get(id(labels))
-        if hit is not None and hit[0] is labels and hit[1] == kind:
-            return hit[2]
+        if hit is not None:
+            cached_labels, cached_kind, fields = hit  # unpacked: cheaper than three attribute reads
+            if cached_labels is labels and cached_kind == kind:
+                return fields
         fields = _slot_fields(self.plugin.slot_of(obj))
-        self._slots[id(labels)] = (labels, kind, fields)
+        self._slots[id(labels)] = _SlotCacheEntry(labels, kind, fields)
         return fields
 
     def _log_write(self, event: WatchEvent) -> None:
@@ -189,7 +210,7 @@ class TraceRecorder:
 def _slot_fields(slot: Slot | None) -> SlotFields:
     if slot is None:
         return _NO_SLOT
-    return slot.owner, slot.group, slot.job_index, slot.pod_index, slot.attempt
+    return SlotFields(slot.owner, slot.group, slot.job_index, slot.pod_index, slot.attempt)
 
 
 def _exit_detail(pod: Obj) -> str:

@@ -34,11 +34,10 @@ from fakecluster.scenario.limits import (
     install_budget,
 )
 from fakecluster.scenario.loader import load_scenario, validate_against_workload
-from fakecluster.scenario.milestones import RJobShape
 from fakecluster.scenario.recorder import TraceRecorder
 from fakecluster.scenario.timeline import render_failure
 from fakecluster.scenario.trace import Snapshot, TraceEvent, trace_digest
-from fakecluster.workload_plugin import WorkloadPlugin, load_plugin
+from fakecluster.workload_plugin import GroupShape, WorkloadPlugin, load_plugin
 
 SNAPSHOT_KINDS = ("JobSet", "Job", "Pod", "Service", "Node")
 
@@ -164,7 +163,7 @@ class ScenarioRun:
         self.plugin = plugin
         self.limits = limits or RunLimits()
         self.manifests = scenario.manifests()
-        self.shapes: dict[str, dict[str, RJobShape]] = {}
+        self.shapes: dict[str, dict[str, GroupShape]] = {}
         self.namespaces: dict[str, str] = {}
         for i, manifest in enumerate(self.manifests):
             if manifest.get("kind") != plugin.kind:
@@ -180,7 +179,7 @@ class ScenarioRun:
                     raise TypeError("the JobSet and its replicated jobs are named by strings")
             except (TypeError, ValueError, AttributeError, OverflowError) as err:
                 raise self._unreadable(i, err) from None
-            self.shapes[name] = {g: RJobShape(s.replicas, s.pods_per_job) for g, s in groups.items()}
+            self.shapes[name] = groups
             self.namespaces[name] = (manifest.get("metadata") or {}).get("namespace") or "default"
         self._check_pod_budget()
         validate_against_workload(scenario, self.shapes)

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from fakecluster.scenario.durations import format_seconds
-from fakecluster.scenario.milestones import RJobShape, Shapes, parse_milestone
+from fakecluster.scenario.milestones import Shapes, parse_milestone
 from fakecluster.scenario.trace import TraceEvent, in_trace_order
+from fakecluster.workload_plugin import GroupShape
 
 if TYPE_CHECKING:
     from fakecluster.scenario.expectations import Failure, RunResult
@@ -188,7 +189,7 @@ def _render_jobset(
     *,
     events: list[TraceEvent],
     by_rj: dict[str, dict[tuple[int, int | None], _JobRow]],
-    shapes: Mapping[str, RJobShape],
+    shapes: Mapping[str, GroupShape],
     wanted: set[str],
     width: int,
 ) -> list[str]:
@@ -215,7 +216,7 @@ def _render_jobset(
     return lines
 
 
-def _render_rjob(rj: str, rows: list[_JobRow], shape: RJobShape | None, width: int) -> list[str]:
+def _render_rjob(rj: str, rows: list[_JobRow], shape: GroupShape | None, width: int) -> list[str]:
     """One replicated job: a header with its shape, then a Job row and a pods row per Job, grouped by
     restart attempt when the JobSet restarted, with columns aligned across the whole block."""
     header = f"  {rj}"

@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from fakecluster.api.objects import Obj
 from fakecluster.api.quantity import parse_quantity
+from fakecluster.api.toleration import tolerations_tolerate_taint
 
 DEFAULT_SCHEDULER = "default-scheduler"
 TERMINAL_PHASES = ("Succeeded", "Failed")
@@ -137,20 +138,6 @@ class NodeInfo:
         self.pod_count += sign
 
 
-def _tolerates(toleration: Obj, taint: Obj) -> bool:
-    """``Toleration.ToleratesTaint`` (k8s.io/api/core/v1/toleration.go)."""
-    effect = toleration.get("effect")
-    if effect and effect != taint.get("effect"):
-        return False
-    key = toleration.get("key")
-    if key and key != taint.get("key"):
-        return False
-    operator = toleration.get("operator") or "Equal"
-    if operator == "Exists":
-        return True
-    return operator == "Equal" and (toleration.get("value") or "") == (taint.get("value") or "")
-
-
 def _expression_matches(expr: Obj, labels: dict[str, str]) -> bool:
     """``nodeaffinity`` requirement: In/NotIn/Exists/DoesNotExist/Gt/Lt against node labels."""
     key: str = expr.get("key", "")
@@ -202,10 +189,10 @@ def filter_node(spec: Obj, request: PodRequest, node: NodeInfo) -> tuple[list[st
     whether preemption could not help on this node, i.e. ``UnschedulableAndUnresolvable``)."""
     if node.unschedulable or node.taints:
         tolerations = spec.get("tolerations") or ()
-        if node.unschedulable and not any(_tolerates(t, UNSCHEDULABLE_TAINT) for t in tolerations):
+        if node.unschedulable and not tolerations_tolerate_taint(tolerations, UNSCHEDULABLE_TAINT):
             return [REASON_UNSCHEDULABLE], True
         for taint in node.taints:
-            if not any(_tolerates(t, taint) for t in tolerations):
+            if not tolerations_tolerate_taint(tolerations, taint):
                 key, value = taint.get("key", ""), taint.get("value") or ""
                 return [f"node(s) had untolerated taint {{{key}: {value}}}"], True
     if ("nodeSelector" in spec or "affinity" in spec) and not node_affinity_matches(spec, node):

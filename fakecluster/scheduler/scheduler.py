@@ -1,6 +1,7 @@
 """The default scheduler, reduced to what decides *where* and *when* a JobSet pod lands.
 
-Reproduces kube-scheduler's observable behaviour (reference: shared/reference/kubernetes.md §3):
+Reproduces kube-scheduler's observable behaviour (``pkg/scheduler/schedule_one.go``,
+``pkg/scheduler/internal/queue/scheduling_queue.go``):
 
 - Input: pods without ``spec.nodeName``, for ``default-scheduler``, without ``deletionTimestamp`` and
   without ``schedulingGates``. Each is tried ``PodTimings.schedule`` (+ seeded jitter) after it appears,

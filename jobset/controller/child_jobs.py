@@ -2,7 +2,7 @@
 
 Port of ``getChildJobs``, ``calculateReplicatedJobStatuses``, ``updateReplicatedJobsStatuses``,
 ``replicatedJobStatusesEqual``, ``constructJobsFromTemplate``, ``constructJob``, ``labelAndAnnotateObject``
-and the index helpers of upstream ``pkg/controllers/jobset_controller.go`` (reference §3.3-§3.5).
+and the index helpers of upstream ``pkg/controllers/jobset_controller.go``.
 
 Jobs are plain wire dicts. The Job list comes from the API server sorted by name, so every list here is
 in name order; the ReplicatedJob loops follow spec order.
@@ -74,7 +74,7 @@ def job_finished(job: Obj) -> tuple[bool, str]:
 
 
 def get_child_jobs(js: Obj, jobs: list[Obj], *, restart_job: bool = False) -> ChildJobs:
-    """``getChildJobs`` after the List: classify the owned Jobs (reference §3.3).
+    """``getChildJobs`` after the List: classify the owned Jobs (``pkg/controllers/jobset_controller.go``).
 
     A Job whose ``restart-attempt`` label is below ``status.restarts`` belongs to a previous run; with the
     RestartJob gate, so does one whose ``job-restart-attempt`` is below its index's ``jobRestarts``. An

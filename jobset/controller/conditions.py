@@ -1,7 +1,7 @@
 """JobSet condition bookkeeping and the status-update options of one reconcile.
 
 Port of ``setCondition`` / ``updateCondition`` / ``exclusiveConditions`` and the condition builders of
-upstream ``pkg/controllers/jobset_controller.go``. The rules (reference §3.11):
+upstream ``pkg/controllers/jobset_controller.go``. The rules:
 
 - a condition of a new type is appended only when its status is True, so every "False" condition the
   controller writes only flips an existing one;

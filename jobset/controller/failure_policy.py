@@ -1,4 +1,4 @@
-"""The failure policy: port of upstream ``pkg/controllers/failure_policy.go`` (reference §3.9).
+"""The failure policy: port of upstream ``pkg/controllers/failure_policy.go``.
 
 It runs only when the current run has a failed Job. Without ``spec.failurePolicy`` the JobSet fails at
 once (``FailedJobs``). With one, the rules are tried in order; a rule applies to a failed Job when its

@@ -1,6 +1,6 @@
 """The JobSet reconcile loop: port of ``Reconcile`` / ``reconcile`` / ``reconcileReplicatedJobs`` /
 ``createJobs`` / ``deleteJobs`` / ``updateJobSetStatus`` / ``syncJobScaling`` and ``SetupWithManager`` of
-upstream ``pkg/controllers/jobset_controller.go`` (reference §3.1, §3.2, §3.7).
+upstream ``pkg/controllers/jobset_controller.go``.
 
 Shape, as upstream: read the JobSet, classify its Jobs, converge, and write the status **once** at the
 end; condition events are emitted only after that write succeeds, while creation-failure events are
@@ -139,7 +139,7 @@ class JobSetController:
         return requeue_after
 
     def _reconcile(self, js: Obj, opts: StatusUpdate) -> float | None:
-        """``reconcile``: steps 3.1-3.14 of reference §3.2."""
+        """``JobSetReconciler.reconcile`` (``pkg/controllers/jobset_controller.go``), step by step."""
         if managed_by_external_controller(js) is not None:
             return None
         restart_job = self.restart_job_enabled

@@ -1,5 +1,5 @@
 """The headless Service behind pod DNS hostnames: port of ``createHeadlessSvcIfNecessary`` in upstream
-``pkg/controllers/jobset_controller.go`` (reference §3.6).
+``pkg/controllers/jobset_controller.go``.
 
 Only when ``network.enableDNSHostnames`` is explicitly true. The Service is named after the subdomain;
 an existing Service of that name (whoever owns it) is left alone: no adoption, no update. Because the

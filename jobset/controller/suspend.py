@@ -1,5 +1,5 @@
 """Suspending and resuming child Jobs: port of ``suspendJobs``, ``resumeJobsIfNecessary`` and
-``resumeJob`` in upstream ``pkg/controllers/jobset_controller.go`` (reference §3.8).
+``resumeJob`` in upstream ``pkg/controllers/jobset_controller.go``.
 
 Both act on the ``active`` Jobs listed at the start of the reconcile; Jobs created in the same pass are
 not in that list. Resume honours ``dependsOn`` and ``InOrder`` exactly like creation does, so with

@@ -1,4 +1,4 @@
-"""``ttlSecondsAfterFinished``: port of upstream ``pkg/controllers/ttl_after_finished.go`` (reference §3.12).
+"""``ttlSecondsAfterFinished``: port of upstream ``pkg/controllers/ttl_after_finished.go``.
 
 It runs only in the "finished" branch of the reconcile, after the still-active Jobs are deleted. The
 finish time is the ``lastTransitionTime`` of the first ``Completed``/``Failed`` condition with status True;

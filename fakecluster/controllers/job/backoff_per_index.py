@@ -27,15 +27,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from fakecluster.api.batch_labels import (
+    JOB_INDEX_FAILURE_COUNT_ANNOTATION,
+    JOB_INDEX_IGNORED_FAILURE_COUNT_ANNOTATION,
+)
 from fakecluster.api.objects import Obj
 from fakecluster.controllers.job import indexed_job_utils as indexes
 from fakecluster.controllers.job.pods import finished_time, match_pod_failure_policy
 from fakecluster.controllers.job.status import BackoffRecord
 
-INDEX_FAILURE_COUNT_KEY = "batch.kubernetes.io/job-index-failure-count"
-"""``batch.JobIndexFailureCountAnnotation``."""
-INDEX_IGNORED_FAILURE_COUNT_KEY = "batch.kubernetes.io/job-index-ignored-failure-count"
-"""``batch.JobIndexIgnoredFailureCountAnnotation``."""
 FAIL_INDEX = "FailIndex"
 
 _MAX_INT32 = 2**31 - 1
@@ -53,11 +53,11 @@ def _annotation_int32(pod: Obj, key: str) -> int:
 
 def index_failure_count(pod: Obj) -> int:
     """``getIndexFailureCount``."""
-    return _annotation_int32(pod, INDEX_FAILURE_COUNT_KEY)
+    return _annotation_int32(pod, JOB_INDEX_FAILURE_COUNT_ANNOTATION)
 
 
 def index_ignored_failure_count(pod: Obj) -> int:
-    return _annotation_int32(pod, INDEX_IGNORED_FAILURE_COUNT_KEY)
+    return _annotation_int32(pod, JOB_INDEX_IGNORED_FAILURE_COUNT_ANNOTATION)
 
 
 def absolute_failure_count(pod: Obj) -> int:
@@ -70,10 +70,10 @@ def is_index_failed(policy: Obj | None, backoff_limit_per_index: int, pod: Obj) 
     fails the index at once; otherwise a counted failure fails it once the pod's failure count has
     reached ``backoffLimitPerIndex``."""
     if policy is not None:
-        _, counted, action = match_pod_failure_policy(policy, pod)
-        if action == FAIL_INDEX:
+        match = match_pod_failure_policy(policy, pod)
+        if match.action == FAIL_INDEX:
             return True
-        if not counted:
+        if not match.counts:
             return False
     return index_failure_count(pod) >= backoff_limit_per_index
 
@@ -113,15 +113,15 @@ def replacement_annotations(policy: Obj | None, replaced: Obj | None) -> dict[st
     """``addIndexFailureCountAnnotation`` / ``getNewIndexFailureCounts``: the counts for the pod that
     replaces ``replaced`` (``None``: the index never failed, both counts 0)."""
     if replaced is None:
-        return {INDEX_FAILURE_COUNT_KEY: "0"}
+        return {JOB_INDEX_FAILURE_COUNT_ANNOTATION: "0"}
     failures, ignored = index_failure_count(replaced), index_ignored_failure_count(replaced)
-    if match_pod_failure_policy(policy, replaced)[1]:
+    if match_pod_failure_policy(policy, replaced).counts:
         failures += 1
     else:
         ignored += 1
-    out = {INDEX_FAILURE_COUNT_KEY: str(failures)}
+    out = {JOB_INDEX_FAILURE_COUNT_ANNOTATION: str(failures)}
     if ignored > 0:
-        out[INDEX_IGNORED_FAILURE_COUNT_KEY] = str(ignored)
+        out[JOB_INDEX_IGNORED_FAILURE_COUNT_ANNOTATION] = str(ignored)
     return out
 
 

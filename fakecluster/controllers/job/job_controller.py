@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from fakecluster.api.batch_labels import JOB_CONTROLLER_NAME, JOB_TRACKING_FINALIZER
 from fakecluster.api.errors import AlreadyExists, ApiError, NotFound
 from fakecluster.api.objects import Obj, controller_of
 from fakecluster.api.watch import WatchEvent
@@ -28,13 +29,11 @@ from fakecluster.clock import EPOCH, Clock, parse_rfc3339
 from fakecluster.controllers.job.expectations import PodExpectations
 from fakecluster.controllers.job.pod_control import remove_tracking_finalizer
 from fakecluster.controllers.job.pod_view import JobPodViews
-from fakecluster.controllers.job.pods import TRACKING_FINALIZER, has_tracking_finalizer
+from fakecluster.controllers.job.pods import has_tracking_finalizer
 from fakecluster.controllers.job.status import BackoffRecord, is_finished
 from fakecluster.controllers.job.sync import SYNC_JOB_BATCH_PERIOD, JobSync
 from fakecluster.runtime import Controller
 
-JOB_CONTROLLER_NAME = "kubernetes.io/job-controller"
-"""The ``spec.managedBy`` value (or absence) that makes a Job this controller's."""
 COMPONENT = "job-controller"
 DEFAULT_JOB_API_BACKOFF = 1.0
 MAX_JOB_API_BACKOFF = 60.0
@@ -187,7 +186,7 @@ class JobController:
         if ref is not None:
             if ref.get("kind") == "Job":
                 self._enqueue_batched(meta.get("namespace", ""), ref["name"])
-        elif TRACKING_FINALIZER in (meta.get("finalizers") or ()):
+        elif JOB_TRACKING_FINALIZER in (meta.get("finalizers") or ()):
             self.controller.enqueue(("Pod", meta.get("namespace", ""), meta["name"]))
 
     def _observe_expectations(self, event: WatchEvent, ref: Obj | None) -> None:
@@ -206,7 +205,7 @@ class JobController:
         meta = pod["metadata"]
         namespace = meta.get("namespace", "")
         ref = controller_of(pod)
-        tracked = TRACKING_FINALIZER in (meta.get("finalizers") or ())
+        tracked = JOB_TRACKING_FINALIZER in (meta.get("finalizers") or ())
         job = self._resolve(namespace, ref) if ref is not None and ref.get("kind") == "Job" else None
         if job is None or is_finished(job):
             if tracked and (ref is None or ref.get("kind") == "Job"):

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fakecluster.api.batch_labels import JOB_TRACKING_FINALIZER
 from fakecluster.api.errors import ApiError, NotFound
 from fakecluster.api.objects import Obj
 from fakecluster.controllers.job.pods import (
-    TRACKING_FINALIZER,
     UNKNOWN_INDEX,
     PodFactory,
     has_tracking_finalizer,
@@ -41,7 +41,7 @@ def remove_tracking_finalizer(client: InternalClient, namespace: str, pod: Obj) 
         return
     if live["metadata"]["uid"] != meta["uid"] or not has_tracking_finalizer(live):
         return
-    remaining = [f for f in live["metadata"].get("finalizers") or () if f != TRACKING_FINALIZER]
+    remaining = [f for f in live["metadata"].get("finalizers") or () if f != JOB_TRACKING_FINALIZER]
     try:
         patch = {"metadata": {"finalizers": remaining or None}}
         client.patch("Pod", namespace, meta["name"], patch)

@@ -25,12 +25,12 @@ needs no second look.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
+from fakecluster.api.batch_labels import JOB_TRACKING_FINALIZER
 from fakecluster.api.objects import Obj
 from fakecluster.api.watch import WatchEvent
 from fakecluster.controllers.job.pods import (
-    TRACKING_FINALIZER,
     UNKNOWN_INDEX,
     completion_index,
     is_controlled_by,
@@ -41,76 +41,150 @@ from fakecluster.controllers.job.pods import (
 Key = tuple[str, str]
 """``(namespace, name)`` of a pod."""
 
-PodFacts = tuple[bool, str | None, bool, int, bool, int, bool, str]
-"""What a sync needs from a pod: controlled by the Job, phase, terminating, completion index, Ready,
-Σ restartCount, carries the tracking finalizer, uid."""
+_new = tuple.__new__
+"""Builds the named tuples below on the per-pod-write path: ``_new(PodFacts, (...))`` skips the generated
+``__new__`` (a Python function) and costs half a keyword-less constructor call; the result is the same."""
 
-PodClass = tuple[int, int, bool, int, bool, bool, bool]
-"""How a sync counts a pod: state (:data:`OTHER`, :data:`ACTIVE`, :data:`TERMINATING`,
-:data:`TERMINATED`), completion index, Ready and active, restarts counted (not terminated, phase
-Pending or Running), failed (``isPodFailed``), tracked (carries the tracking finalizer), and tracked and
-finished (Succeeded or failed: its finalizer goes next)."""
+
+class PodFacts(NamedTuple):
+    """What a sync needs from one pod version (a tuple: one is built for nearly every pod write)."""
+
+    controlled: bool
+    """The Job is the pod's controller (``metav1.IsControlledBy``)."""
+    phase: str | None
+    deleting: bool
+    """``deletionTimestamp`` is set."""
+    index: int  # type: ignore[assignment]  # shadows tuple.index, never called
+    """Completion index (:data:`UNKNOWN_INDEX` for NonIndexed Jobs or an unparsable annotation)."""
+    ready: bool
+    restarts: int
+    """Σ ``restartCount`` over the pod's containers."""
+    has_finalizer: bool
+    """Carries the Job tracking finalizer."""
+    uid: str
+
+
+class PodClass(NamedTuple):
+    """Where ``syncJob``'s pass over the pods counts a pod."""
+
+    state: int
+    """:data:`OTHER`, :data:`ACTIVE`, :data:`TERMINATING` or :data:`TERMINATED`."""
+    index: int  # type: ignore[assignment]  # shadows tuple.index, never called
+    ready: bool
+    """Ready and active."""
+    restarts: int
+    """Restarts counted: not terminated, phase Pending or Running (else 0)."""
+    failed: bool
+    """``isPodFailed``."""
+    tracked: bool
+    """Carries the tracking finalizer."""
+    finished_tracked: bool
+    """Tracked and Succeeded or failed: its finalizer goes next."""
+
 
 OTHER, ACTIVE, TERMINATING, TERMINATED = 0, 1, 2, 3
-_UNCOUNTED: PodClass = (OTHER, UNKNOWN_INDEX, False, 0, False, False, False)
+_UNCOUNTED = PodClass(OTHER, UNKNOWN_INDEX, False, 0, False, False, False)
 """A pod the Job does not control (the owner index also lists plain references), or no pod."""
 
-TrackedPod = tuple[int, Obj, str, str | None, bool]
-"""A pod that still carries the tracking finalizer: (completion index, pod, uid, phase, failed)."""
 
-ViewParams = tuple[bool, int, bool]
-"""The Job fields a classification depends on: Indexed, ``completions`` (0 if unset) and whether only
-failed pods are replaced. If one changes (an elastic Indexed Job scaled), the view is rebuilt."""
+class TrackedPod(NamedTuple):
+    """A pod that still carries the tracking finalizer."""
 
-_Record = tuple[Obj, PodFacts, PodClass, tuple[Any, ...], Obj | None]
-"""A pod, its facts and class, and the metadata (:func:`_metadata_inputs`) and status they were
-derived from."""
+    index: int  # type: ignore[assignment]  # shadows tuple.index, never called
+    pod: Obj
+    uid: str
+    phase: str | None
+    failed: bool
+
+
+class ActivePods(NamedTuple):
+    """The active pods, in key order, and their completion indexes (same order)."""
+
+    pods: list[Obj]
+    indexes: list[int]
+
+
+class ViewParams(NamedTuple):
+    """The Job fields a classification depends on. If one changes (an elastic Indexed Job scaled), the
+    view is rebuilt."""
+
+    indexed: bool
+    completions: int
+    """``spec.completions``, 0 if unset."""
+    only_replace_failed: bool
+    """``podReplacementPolicy: Failed``."""
+
+
+class _MetadataInputs(NamedTuple):
+    """The metadata :func:`pod_facts` reads. Most pod writes (every kubelet status update) keep these
+    very objects, so comparing them by identity tells, without reading them, that only the status-
+    derived facts can have changed."""
+
+    owner_references: Any
+    annotations: Any
+    finalizers: Any
+    deletion_timestamp: Any
+    uid: str
+
+
+class _Record:
+    """A pod, its facts and class, and the metadata and status they were derived from.
+
+    A slotted class rather than a named tuple: one is built for every pod write a view sees, and its
+    fields are read several times each; slots are cheaper to build and as cheap to read as an index."""
+
+    __slots__ = ("cls", "facts", "metadata", "pod", "status")
+
+    def __init__(self, pod: Obj, facts: PodFacts, cls: PodClass, metadata: _MetadataInputs,
+                 status: Obj | None) -> None:
+        self.pod = pod
+        self.facts = facts
+        self.cls = cls
+        self.metadata = metadata
+        self.status = status
 
 
 def pod_facts(pod: Obj, job_uid: str, indexed: bool) -> PodFacts:
-    """Derive a pod version's :data:`PodFacts` for the Job ``job_uid``."""
+    """Derive a pod version's :class:`PodFacts` for the Job ``job_uid``."""
     meta = pod["metadata"]
     refs = meta.get("ownerReferences")
     usual = bool(refs) and refs[0].get("uid") == job_uid and refs[0].get("controller")
     controlled = bool(usual) or is_controlled_by(pod, job_uid)
     phase = (pod.get("status") or {}).get("phase")
-    return (
+    return _new(PodFacts, (
         controlled,
         phase,
         meta.get("deletionTimestamp") is not None,
         completion_index(pod) if indexed else UNKNOWN_INDEX,
         is_pod_ready(pod),
         restart_count(pod),
-        TRACKING_FINALIZER in (meta.get("finalizers") or ()),
+        JOB_TRACKING_FINALIZER in (meta.get("finalizers") or ()),
         meta["uid"],
-    )
+    ))
 
 
-def _metadata_inputs(meta: Obj) -> tuple[Any, ...]:
-    """The metadata :func:`pod_facts` reads. Most pod writes (every kubelet status update) keep these
-    very objects, so comparing them by identity tells, without reading them, that only the status-
-    derived facts can have changed."""
-    return (meta.get("ownerReferences"), meta.get("annotations"), meta.get("finalizers"),
-            meta.get("deletionTimestamp"), meta["uid"])
+def _metadata_inputs(meta: Obj) -> _MetadataInputs:
+    return _new(_MetadataInputs, (meta.get("ownerReferences"), meta.get("annotations"),
+                                  meta.get("finalizers"), meta.get("deletionTimestamp"), meta["uid"]))
 
 
 def pod_class(facts: PodFacts, only_replace_failed: bool) -> PodClass:
     """Where ``syncJob``'s pass over the pods counts a pod with these facts."""
-    controlled, phase, deleting, ix, ready, restarts, has_finalizer, _ = facts
+    controlled, phase, deleting, index, ready, restarts, has_finalizer, _ = facts
     if not controlled:
         return _UNCOUNTED
     terminated = phase in ("Succeeded", "Failed")
     state = TERMINATED if terminated else TERMINATING if deleting else ACTIVE
     failed = phase == "Failed" or (deleting and not only_replace_failed and phase != "Succeeded")
-    return (
+    return _new(PodClass, (
         state,
-        ix,
+        index,
         ready and state == ACTIVE,
         restarts if not terminated and phase in ("Pending", "Running") else 0,
         failed,
         has_finalizer,
         has_finalizer and (failed or phase == "Succeeded"),
-    )
+    ))
 
 
 class JobPodView:
@@ -126,6 +200,7 @@ class JobPodView:
         self.job_uid = job_uid
         self.namespace = namespace
         self.params = params
+        self._only_replace_failed = params.only_replace_failed
         self.pods: dict[Key, _Record] = {}
         self.active = self.terminating = self.tracked = self.ready = self.restarts = 0
         self.active_indexes: dict[int, int] = {}
@@ -172,19 +247,24 @@ class JobPodView:
         meta = pod["metadata"]
         status = pod.get("status")
         if previous is not None:
-            known = previous[3]
-            if (meta.get("ownerReferences") is known[0] and meta.get("annotations") is known[1]
-                    and meta.get("finalizers") is known[2] and meta.get("deletionTimestamp") == known[3]
-                    and meta["uid"] == known[4]):
-                facts = previous[1]
-                if status is not previous[4]:
+            known = previous.metadata
+            owner_references, annotations, finalizers, deletion_timestamp, uid = known
+            if (meta.get("ownerReferences") is owner_references and meta.get("annotations") is annotations
+                    and meta.get("finalizers") is finalizers
+                    and meta.get("deletionTimestamp") == deletion_timestamp and meta["uid"] == uid):
+                facts = previous.facts
+                if status is not previous.status:
+                    controlled, old_phase, deleting, index, old_ready, old_restarts, has_finalizer, _ = facts
                     phase = (status or {}).get("phase")
-                    facts = (facts[0], phase, facts[2], facts[3], is_pod_ready(pod), restart_count(pod),
-                             facts[6], facts[7])
-                cls = previous[2] if facts == previous[1] else pod_class(facts, self.params[2])
-                return pod, facts, cls, known, status
-        facts = pod_facts(pod, self.job_uid, self.params[0])
-        return pod, facts, pod_class(facts, self.params[2]), _metadata_inputs(meta), status
+                    ready, restarts = is_pod_ready(pod), restart_count(pod)
+                    if phase != old_phase or ready != old_ready or restarts != old_restarts:
+                        facts = _new(PodFacts, (controlled, phase, deleting, index, ready, restarts,
+                                                has_finalizer, uid))
+                cls = previous.cls if facts is previous.facts else pod_class(facts, self._only_replace_failed)
+                return _Record(pod, facts, cls, known, status)
+        facts = pod_facts(pod, self.job_uid, self.params.indexed)
+        cls = pod_class(facts, self._only_replace_failed)
+        return _Record(pod, facts, cls, _metadata_inputs(meta), status)
 
     def _apply(self, key: Key, record: _Record | None, seen: _Record | None) -> None:
         if record is None:
@@ -193,35 +273,39 @@ class JobPodView:
                 self._count(key, seen, _UNCOUNTED, None)
             return
         self.pods[key] = record
+        cls, uid = record.cls, record.facts.uid
         if seen is None:
-            self._count(key, None, record[2], record[1][7])
-        elif seen[1][7] != record[1][7]:  # another pod under the same name
+            self._count(key, None, cls, uid)
+        elif seen.facts.uid != uid:  # another pod under the same name
             self._count(key, seen, _UNCOUNTED, None)
-            self._count(key, None, record[2], record[1][7])
-        elif seen[2] != record[2]:
-            self._count(key, seen, record[2], record[1][7])
+            self._count(key, None, cls, uid)
+        elif seen.cls is not cls and seen.cls != cls:
+            self._count(key, seen, cls, uid)
 
     def _count(self, key: Key, seen: _Record | None, new: PodClass, uid: str | None) -> None:
         """Move a pod from where ``seen`` counted it to where ``new`` does."""
-        old = _UNCOUNTED if seen is None else seen[2]
-        if old[0] != new[0] or old[1] != new[1]:
-            self._move(old[0], old[1], -1)
-            self._move(new[0], new[1], 1)
-        self.ready += new[2] - old[2]
-        self.restarts += new[3] - old[3]
-        if old[4] != new[4]:
-            if new[4]:
+        old = _UNCOUNTED if seen is None else seen.cls
+        # Unpacked once: named-tuple attribute reads cost several times an unpacking, per pod write.
+        old_state, old_index, old_ready, old_restarts, old_failed, old_tracked, old_finished = old
+        state, index, ready, restarts, failed, tracked, finished = new
+        if old_state != state or old_index != index:
+            self._move(old_state, old_index, -1)
+            self._move(state, index, 1)
+        self.ready += ready - old_ready
+        self.restarts += restarts - old_restarts
+        if old_failed != failed:
+            if failed:
                 self.failed[key] = None
             else:
                 del self.failed[key]
-        if old[5] != new[5]:
-            self.tracked += 1 if new[5] else -1
-            if new[5]:
+        if old_tracked != tracked:
+            self.tracked += 1 if tracked else -1
+            if tracked:
                 self.tracked_uids.add(uid)  # type: ignore[arg-type]
             else:
-                self.tracked_uids.discard(seen[1][7])  # type: ignore[index]
-        if old[6] != new[6]:
-            if new[6]:
+                self.tracked_uids.discard(seen.facts.uid)  # type: ignore[union-attr]
+        if old_finished != finished:
+            if finished:
                 self.finished_tracked[key] = None
             else:
                 del self.finished_tracked[key]
@@ -230,17 +314,17 @@ class JobPodView:
         if state == ACTIVE:
             self.active += delta
             _tally(self.active_indexes, ix, delta)
-            if not 0 <= ix < self.params[1]:
+            if not 0 <= ix < self.params.completions:
                 self.active_out_of_range += delta
         elif state == TERMINATING:
             self.terminating += delta
             _tally(self.terminating_indexes, ix, delta)
 
     # ------------------------------------------------------------------ what a sync reads
-    def active_pods(self) -> tuple[list[Obj], list[int]]:
+    def active_pods(self) -> ActivePods:
         """Active pods in key order and their completion indexes."""
-        keys = sorted(k for k, record in self.pods.items() if record[2][0] == ACTIVE)
-        return [self.pods[k][0] for k in keys], [self.pods[k][2][1] for k in keys]
+        keys = sorted(k for k, record in self.pods.items() if record.cls.state == ACTIVE)
+        return ActivePods([self.pods[k].pod for k in keys], [self.pods[k].cls.index for k in keys])
 
     def active_indexes_distinct_in_range(self) -> bool:
         """Every active pod has its own completion index, within ``[0, completions)``."""
@@ -248,7 +332,7 @@ class JobPodView:
 
     def failed_pods(self) -> list[Obj]:
         """Failed pods (tracked or not) in key order."""
-        return [self.pods[k][0] for k in sorted(self.failed)]
+        return [self.pods[k].pod for k in sorted(self.failed)]
 
     def finished_tracked_pods(self) -> list[TrackedPod]:
         """Succeeded or failed pods still carrying the tracking finalizer, in key order."""
@@ -256,11 +340,12 @@ class JobPodView:
 
     def all_tracked_pods(self) -> list[TrackedPod]:
         """Every pod carrying the tracking finalizer, in key order."""
-        return [self._tracked(k) for k in sorted(k for k, record in self.pods.items() if record[2][5])]
+        return [self._tracked(k) for k in sorted(k for k, record in self.pods.items() if record.cls.tracked)]
 
     def _tracked(self, key: Key) -> TrackedPod:
-        pod, facts, cls, _, _ = self.pods[key]
-        return cls[1], pod, facts[7], facts[1], cls[4]
+        record = self.pods[key]
+        facts, cls = record.facts, record.cls
+        return TrackedPod(cls.index, record.pod, facts.uid, facts.phase, cls.failed)
 
 
 def _tally(counts: dict[int, int], ix: int, delta: int) -> None:

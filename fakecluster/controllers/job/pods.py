@@ -1,11 +1,11 @@
 """What the Job controller reads from and writes into Pods.
 
-Predicates over wire-form pods (``controller.FilterActivePods``, ``podutil.IsPodReady``, ``isPodFailed``),
-the pods it creates from a Job's template (``GetPodFromTemplate`` plus the Indexed mutations of
-``pkg/controller/job/indexed_job_utils.go``), the order in which surplus pods are deleted
-(``controller.ActivePods``, ``activePodsForRemoval``), the finish time the pod-failure back-off is
-measured from (``getFinishedTime`` in ``backoff_utils.go``) and ``podFailurePolicy`` matching
-(``pod_failure_policy.go``).
+Predicates over wire-form pods (``controller.FilterActivePods``, ``podutil.IsPodReady``; ``isPodFailed`` is
+part of :func:`fakecluster.controllers.job.pod_view.pod_class`), the pods it creates from a Job's template
+(``GetPodFromTemplate`` plus the Indexed mutations of ``pkg/controller/job/indexed_job_utils.go``), the order
+in which surplus pods are deleted (``controller.ActivePods``, ``activePodsForRemoval``), the finish time the
+pod-failure back-off is measured from (``getFinishedTime`` in ``backoff_utils.go``) and ``podFailurePolicy``
+matching (``pod_failure_policy.go``).
 
 Every function here only reads the pods it is given: they are the API server's shared snapshots.
 """
@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
+from fakecluster.api.batch_labels import JOB_COMPLETION_INDEX_ANNOTATION, JOB_TRACKING_FINALIZER
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj, owner_reference
 from fakecluster.client.internal import InternalClient, ValidatedSpec
 from fakecluster.clock import parse_rfc3339
 
-TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
-COMPLETION_INDEX_KEY = "batch.kubernetes.io/job-completion-index"
-"""Annotation and (PodIndexLabel, GA 1.32) label carrying an Indexed pod's completion index."""
 COMPLETION_INDEX_ENV = "JOB_COMPLETION_INDEX"
 UNKNOWN_INDEX = -1
 MAX_GENERATED_NAME_LENGTH = 58
@@ -36,12 +35,12 @@ def completion_index(pod: Obj) -> int:
     annotations = pod["metadata"].get("annotations")
     if not annotations:
         return UNKNOWN_INDEX
-    value = annotations.get(COMPLETION_INDEX_KEY)
+    value = annotations.get(JOB_COMPLETION_INDEX_ANNOTATION)
     return int(value) if isinstance(value, str) and value.isdigit() else UNKNOWN_INDEX
 
 
 def has_tracking_finalizer(pod: Obj) -> bool:
-    return TRACKING_FINALIZER in (pod["metadata"].get("finalizers") or ())
+    return JOB_TRACKING_FINALIZER in (pod["metadata"].get("finalizers") or ())
 
 
 def is_pod_ready(pod: Obj) -> bool:
@@ -50,17 +49,6 @@ def is_pod_ready(pod: Obj) -> bool:
         if cond.get("type") == "Ready":
             return cond.get("status") == "True"
     return False
-
-
-def is_pod_failed(pod: Obj, only_replace_failed: bool) -> bool:
-    """``isPodFailed``: phase ``Failed``, or, unless the Job only replaces failed pods, any non-succeeded
-    pod with a ``deletionTimestamp`` ("to account for orphan Pods that never reach the Failed phase")."""
-    phase = (pod.get("status") or {}).get("phase")
-    if phase == "Failed":
-        return True
-    if only_replace_failed:
-        return False
-    return pod["metadata"].get("deletionTimestamp") is not None and phase != "Succeeded"
 
 
 def is_controlled_by(pod: Obj, uid: str) -> bool:
@@ -176,8 +164,22 @@ def _distinct_in_range(completion_indexes: Sequence[int], completions: int) -> b
             and min(completion_indexes) >= 0 and max(completion_indexes) < completions)
 
 
-def match_pod_failure_policy(policy: Obj | None, pod: Obj) -> tuple[str | None, bool, str | None]:
-    """``matchPodFailurePolicy``: (FailJob message, whether the failure counts, matched action).
+class PodFailurePolicyMatch(NamedTuple):
+    """What ``matchPodFailurePolicy`` returns (``pkg/controller/job/pod_failure_policy.go``)."""
+
+    message: str | None
+    """The Job's failure message when a ``FailJob`` rule matched."""
+    counts: bool
+    """Whether the failure counts against ``backoffLimit`` (False only for ``Ignore``)."""
+    action: str | None
+    """The matched rule's action, None if no rule matched."""
+
+
+_NO_MATCH = PodFailurePolicyMatch(None, True, None)
+
+
+def match_pod_failure_policy(policy: Obj | None, pod: Obj) -> PodFailurePolicyMatch:
+    """``matchPodFailurePolicy``: FailJob message, whether the failure counts, matched action.
 
     Rules are tried in order and the first match wins; ``onExitCodes`` looks at terminated containers
     with a non-zero exit code (regular containers first, then init containers); ``onPodConditions`` at
@@ -186,7 +188,7 @@ def match_pod_failure_policy(policy: Obj | None, pod: Obj) -> tuple[str | None, 
     actions fall through to the next rule.
     """
     if not policy:
-        return None, True, None
+        return _NO_MATCH
     status = pod.get("status") or {}
     meta = pod["metadata"]
     pod_ref = f"{meta.get('namespace')}/{meta['name']}"
@@ -199,22 +201,23 @@ def match_pod_failure_policy(policy: Obj | None, pod: Obj) -> tuple[str | None, 
                 continue
             if action == "FailJob":
                 name, code = matched
-                return (f"Container {name} for pod {pod_ref} failed with exit code {code} "
-                        f"matching FailJob rule at index {index}"), True, action
+                message = (f"Container {name} for pod {pod_ref} failed with exit code {code} "
+                           f"matching FailJob rule at index {index}")
+                return PodFailurePolicyMatch(message, True, action)
         elif rule.get("onPodConditions") is not None:
             cond_type = _match_pod_conditions(status, rule["onPodConditions"])
             if cond_type is None:
                 continue
             if action == "FailJob":
                 message = f"Pod {pod_ref} has condition {cond_type} matching FailJob rule at index {index}"
-                return message, True, action
+                return PodFailurePolicyMatch(message, True, action)
         else:
             continue
         if action == "Ignore":
-            return None, False, action
+            return PodFailurePolicyMatch(None, False, action)
         if action in ("Count", "FailIndex"):
-            return None, True, action
-    return None, True, None
+            return PodFailurePolicyMatch(None, True, action)
+    return _NO_MATCH
 
 
 def _match_exit_codes(status: Obj, requirement: Obj) -> tuple[str, int] | None:
@@ -248,8 +251,8 @@ def _with_completion_index_env(container: Obj) -> Obj:
     env = container.get("env") or []
     if any(var.get("name") == COMPLETION_INDEX_ENV for var in env):
         return container
-    index_var = {"name": COMPLETION_INDEX_ENV,
-                 "valueFrom": {"fieldRef": {"fieldPath": f"metadata.labels['{COMPLETION_INDEX_KEY}']"}}}
+    field_path = f"metadata.labels['{JOB_COMPLETION_INDEX_ANNOTATION}']"
+    index_var = {"name": COMPLETION_INDEX_ENV, "valueFrom": {"fieldRef": {"fieldPath": field_path}}}
     return {**container, "env": [*env, index_var]}
 
 
@@ -292,8 +295,8 @@ class PodFactory:
         self._labels: dict[str, str] = template_meta.get("labels") or {}
         self._annotations: dict[str, str] = template_meta.get("annotations") or {}
         finalizers = list(template_meta.get("finalizers") or ())
-        if TRACKING_FINALIZER not in finalizers:
-            finalizers.append(TRACKING_FINALIZER)
+        if JOB_TRACKING_FINALIZER not in finalizers:
+            finalizers.append(JOB_TRACKING_FINALIZER)
         self._finalizers = finalizers
         self._owner_references = [owner_reference(job)]
         spec: Obj = template.get("spec") or {}
@@ -330,8 +333,8 @@ class PodFactory:
             generate_name = f"{self._job_name}-"
         else:
             value = str(index)
-            labels = {**labels, COMPLETION_INDEX_KEY: value}
-            annotations = {**annotations, COMPLETION_INDEX_KEY: value}
+            labels = {**labels, JOB_COMPLETION_INDEX_ANNOTATION: value}
+            annotations = {**annotations, JOB_COMPLETION_INDEX_ANNOTATION: value}
             if self._index_annotations is not None:
                 annotations.update(self._index_annotations(index))
             spec = {**spec, "hostname": f"{self._job_name}-{index}"}

@@ -37,7 +37,13 @@ from fakecluster.controllers.job.backoff_per_index import (
     replacement_annotations,
 )
 from fakecluster.controllers.job.pod_control import PodControl
-from fakecluster.controllers.job.pod_view import JobPodView, JobPodViews, TrackedPod, valid_indexes
+from fakecluster.controllers.job.pod_view import (
+    JobPodView,
+    JobPodViews,
+    TrackedPod,
+    ViewParams,
+    valid_indexes,
+)
 from fakecluster.controllers.job.pods import (
     PodFactory,
     finished_time,
@@ -130,7 +136,7 @@ class JobSync(StatusTracking):
 
     def _hold_pod_view(self) -> JobPodView:
         """The Job's pods as of now, unchanged by this sync's own writes until it releases them."""
-        params = (self.indexed, self.completions or 0, self.only_replace_failed)
+        params = ViewParams(self.indexed, self.completions or 0, self.only_replace_failed)
         view = self._pod_views.hold(self.uid, self.namespace, params)
         if view is None:
             pods = self._client.list("Pod", self.namespace, owner_uid=self.uid)
@@ -144,7 +150,7 @@ class JobSync(StatusTracking):
         self._evaluate_finish()
         suspend_changed = False
         if self.finished_condition is not None:
-            active_pods = self.pod_view.active_pods()[0]
+            active_pods = self.pod_view.active_pods().pods
             deleted_ready, deleted = self._pods.delete_pods(active_pods, keep_finalizers=True)
             if deleted != self.active:
                 self.finished_condition = None
@@ -190,7 +196,7 @@ class JobSync(StatusTracking):
         self.fail_job_message: str | None = None
         if policy is not None:
             for pod in view.failed_pods():
-                self.fail_job_message = match_pod_failure_policy(policy, pod)[0]
+                self.fail_job_message = match_pod_failure_policy(policy, pod).message
                 if self.fail_job_message is not None:
                     break
         self.finished_tracked: list[TrackedPod] = view.finished_tracked_pods()
@@ -213,7 +219,7 @@ class JobSync(StatusTracking):
                 new_failed.append(pod)
         counted_failures = len(new_failed)
         if policy is not None:
-            counted_failures = sum(1 for p in new_failed if match_pod_failure_policy(policy, p)[1])
+            counted_failures = sum(1 for p in new_failed if match_pod_failure_policy(policy, p).counts)
         self.succeeded = stored.get("succeeded", 0) + len(new_succeeded) + len(self.uncounted_succeeded)
         self.failed = stored.get("failed", 0) + counted_failures + len(self.uncounted_failed)
         if indexed:
@@ -287,7 +293,7 @@ class JobSync(StatusTracking):
             if reason is not None:
                 self.finished_condition = new_condition(FAILURE_TARGET, "True", *reason, self.now)
         self.delayed = pods_with_delayed_deletion(self.failed_tracked, self.succeeded_indexes, failed,
-                                                  self.pod_view.active_pods()[1])
+                                                  self.pod_view.active_pods().indexes)
 
     def _past_backoff_limit_on_failure(self) -> bool:
         """``pastBackoffLimitOnFailure``: with ``restartPolicy: OnFailure`` pods restart in place, so

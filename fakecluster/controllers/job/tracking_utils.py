@@ -13,7 +13,7 @@ sync (``MaxUncountedPods``), so a big Job converges over several syncs.
 from __future__ import annotations
 
 from collections.abc import Callable
-from operator import itemgetter
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from fakecluster.api.objects import Obj
@@ -87,7 +87,7 @@ class StatusTracking:
         # Without remove_all only terminated pods lose their finalizer: _observe collected those.
         tracked = self.pod_view.all_tracked_pods() if remove_all else self.finished_tracked
         if indexed:
-            tracked = sorted(tracked, key=itemgetter(0))
+            tracked = sorted(tracked, key=attrgetter("index"))
         if _count_uncounted_without_finalizer(status, self.pod_view.tracked_uids):
             needs_flush = True
         finishing_failed = finished is not None and finished["type"] != SUCCESS_CRITERIA_MET
@@ -110,7 +110,7 @@ class StatusTracking:
                     uncounted["succeeded"].append(uid)
                     needs_flush = True
             elif ((failed or finishing_failed) and valid and uid not in self.uncounted_failed
-                  and match_pod_failure_policy(self.failure_policy, pod)[1]):
+                  and match_pod_failure_policy(self.failure_policy, pod).counts):
                 uncounted["failed"].append(uid)
                 needs_flush = True
             staged = len(new_indexes) + len(uncounted["succeeded"]) + len(uncounted["failed"])

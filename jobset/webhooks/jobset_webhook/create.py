@@ -20,6 +20,7 @@ from typing import Any
 
 from fakecluster.api.errors import ApiError, FieldError, NotFound
 from fakecluster.api.objects import Obj
+from jobset.api.v1alpha2.jobset_types import COORDINATOR_KEY, GROUP, KIND
 from jobset.features import FeatureGates
 from jobset.webhooks.apimachinery import (
     MAX_INT32,
@@ -39,9 +40,6 @@ PvcLookup = Callable[[str, str], Obj | None]
 """``(namespace, name) -> PVC or None``; may raise :class:`ApiError` for errors other than NotFound.
 Stands in for the webhook's ``client.Get`` of an existing PersistentVolumeClaim."""
 
-GROUP = "jobset.x-k8s.io"
-KIND = "JobSet"
-COORDINATOR_KEY = "jobset.sigs.k8s.io/coordinator"
 MAX_MANAGED_BY_LENGTH = 63
 MAX_VOLUME_CLAIM_LENGTH = 63
 MAX_REPLICAS_PER_REPLICATED_JOB = 1024

@@ -17,6 +17,7 @@ from typing import Any
 
 from fakecluster.api.errors import FieldError
 from fakecluster.api.objects import Obj, clone
+from jobset.api.v1alpha2.jobset_types import GROUP, KIND
 from jobset.features import FeatureGates
 from jobset.webhooks.apimachinery import invalid
 
@@ -66,7 +67,7 @@ def validate_update(new: Obj, old: Obj, gates: FeatureGates) -> None:
     if not _semantic_equal(new_spec.get("managedBy"), old_spec.get("managedBy")):
         errs.append(FieldError.immutable("spec.managedBy", new_spec.get("managedBy")))
     if errs:
-        raise invalid("JobSet", "jobset.x-k8s.io", str((new.get("metadata") or {}).get("name") or ""), errs)
+        raise invalid(KIND, GROUP, str((new.get("metadata") or {}).get("name") or ""), errs)
 
 
 def _validate_elastic_scaling(

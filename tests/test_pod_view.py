@@ -14,7 +14,7 @@ from fakecluster.api.objects import Obj
 from fakecluster.apiserver.builtin import register_builtin
 from fakecluster.apiserver.server import ApiServer
 from fakecluster.clock import Clock
-from fakecluster.controllers.job.pod_view import JobPodView, JobPodViews
+from fakecluster.controllers.job.pod_view import JobPodView, JobPodViews, ViewParams
 
 JOB_UID = "job-uid"
 OTHER_UID = "other-uid"
@@ -39,7 +39,7 @@ def snapshot(view: JobPodView) -> dict[str, Any]:
     }
 
 
-def fresh(server: ApiServer, params: tuple[bool, int, bool]) -> JobPodView:
+def fresh(server: ApiServer, params: ViewParams) -> JobPodView:
     return JobPodView(JOB_UID, NS, params, server.list("Pod", NS, owner_uid=JOB_UID))
 
 
@@ -100,7 +100,7 @@ def test_view_fed_by_the_watch_equals_a_fresh_view_of_the_listed_pods(seed: int)
     rng = random.Random(seed)
     server = ApiServer(Clock(), random.Random(seed))
     register_builtin(server)
-    params = (rng.random() < 0.7, 4, rng.random() < 0.5)
+    params = ViewParams(indexed=rng.random() < 0.7, completions=4, only_replace_failed=rng.random() < 0.5)
     names = [f"p{i}" for i in range(12)]
     for _ in range(20):
         random_write(rng, server, names)
@@ -127,7 +127,7 @@ def test_a_view_is_rebuilt_when_the_parameters_change() -> None:
     server = ApiServer(Clock(), random.Random(0))
     register_builtin(server)
     views = JobPodViews()
-    views.start(JOB_UID, NS, (True, 4, False), []).release()
-    assert views.hold(JOB_UID, NS, (True, 5, False)) is None
+    views.start(JOB_UID, NS, ViewParams(True, 4, False), []).release()
+    assert views.hold(JOB_UID, NS, ViewParams(True, 5, False)) is None
     views.forget(JOB_UID)
-    assert views.hold(JOB_UID, NS, (True, 4, False)) is None
+    assert views.hold(JOB_UID, NS, ViewParams(True, 4, False)) is None
