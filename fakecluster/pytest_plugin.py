@@ -19,6 +19,21 @@ def _is_scenario(path: Path) -> bool:
     return path.suffix in (".yaml", ".yml") and "scenarios" in path.parts[:-1]
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("fakecluster")
+    group.addoption("--fakecluster-report", metavar="DIR", type=Path, default=None,
+                    help="write an HTML timeline per scenario item and an index.html into DIR")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The index is written once, by the controlling process (xdist workers only write pages)."""
+    directory = session.config.getoption("fakecluster_report", None)
+    if directory is not None and not hasattr(session.config, "workerinput") and directory.exists():
+        from fakecluster.report.writer import write_index
+
+        write_index(directory)
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if _is_scenario(file_path):
         return ScenarioFile.from_parent(parent, path=file_path)
@@ -49,8 +64,19 @@ class ScenarioItem(pytest.Item):
                 self.config.addinivalue_line("markers", f"{marker}: scenario tag {tag!r}")
                 self.add_marker(marker)
 
+    report_page: Path | None = None
+
     def runtest(self) -> None:
-        outcome = run_scenario(self.path)
+        directory = self.config.getoption("fakecluster_report", None)
+        if directory is None:
+            outcome = run_scenario(self.path)
+        else:
+            from fakecluster.report import run_for_report
+            from fakecluster.report.writer import write_page
+
+            outcome, lifecycle = run_for_report(self.path)
+            self.report_page = write_page(directory, outcome, lifecycle)
+            self.user_properties.append(("report", str(self.report_page)))
         self.user_properties.append(("digest", outcome.digest))
         self.user_properties.append(("virtualEnd", outcome.virtual_end))
         if not outcome.passed:
@@ -58,7 +84,10 @@ class ScenarioItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ScenarioFailed):
-            return excinfo.value.outcome.report
+            text = excinfo.value.outcome.report
+            if self.report_page is not None:
+                text += f"\nreport: {self.report_page.resolve().as_uri()}"
+            return text
         return str(super().repr_failure(excinfo, style=style))
 
     def reportinfo(self) -> tuple[Path, int, str]:

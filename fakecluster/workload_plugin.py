@@ -58,6 +58,16 @@ class WorkloadPlugin(Protocol):
         """Slot of a Pod or Job created for the workload, from its labels; None if not the workload's."""
         ...
 
+    def slot_labels(
+        self, owner: str, group: str, job_index: int | None, pod_index: int | None
+    ) -> dict[str, str]:
+        """Labels that select a slot's pods on a real cluster (for exports such as KWOK stages)."""
+        ...
+
+    def pod_templates(self, manifest: Obj) -> dict[str, Obj]:
+        """Each group's pod template, read from a (not yet defaulted) manifest."""
+        ...
+
     def current_attempt(self, workload_obj: Obj) -> int:
         """Restart attempt whose pods a pod reference addresses (JobSet: ``status.restarts``)."""
         ...

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,6 +49,7 @@ class ScenarioOutcome:
     digest: str = ""
     events_run: int = 0
     trace: list[TraceEvent] = field(default_factory=list)
+    shapes: dict[str, dict[str, RJobShape]] = field(default_factory=dict)
 
     def record(self) -> dict[str, Any]:
         """The ``--json`` record (format doc: path, passed, failures, virtualEnd, digest at least)."""
@@ -79,7 +80,14 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
     return files, missing
 
 
-def run_scenario(path: Path, *, plugin: WorkloadPlugin | None = None) -> ScenarioOutcome:
+Observe = Callable[[Cluster, WorkloadPlugin], None]
+"""Called once the cluster is assembled, before anything is applied: a pure observer (a report's extra
+watches) attaches itself here. It must not write to the cluster."""
+
+
+def run_scenario(
+    path: Path, *, plugin: WorkloadPlugin | None = None, observe: Observe | None = None
+) -> ScenarioOutcome:
     """Load, play and check one file. Bad input becomes a failed outcome with a one-line error."""
     started = wallclock.real_perf_counter()
     try:
@@ -99,6 +107,7 @@ def run_scenario(path: Path, *, plugin: WorkloadPlugin | None = None) -> Scenari
     gc.disable()  # the cyclic collector rescans the whole (acyclic) object graph: superlinear in pods
     try:
         run = ScenarioRun(scenario, path, plugin)
+        run.observe = observe
         with wallclock.virtual_time():
             outcome = run.play()
     except ScenarioError as err:
@@ -160,6 +169,7 @@ class ScenarioRun:
         self._timings: dict[str, PodTimings] = {}
         self._timings_by_rules: dict[tuple[int, ...], PodTimings] = {}
         self.rejections: list[str] = []
+        self.observe: Observe | None = None
 
     # ----------------------------------------------------------------- set-up
     def _config(self) -> ClusterConfig:
@@ -235,6 +245,8 @@ class ScenarioRun:
             cluster, dict(self.scenario.cluster.feature_gates), latency=self.scenario.cluster.latency.jobset
         )
         self.recorder = TraceRecorder(cluster, self.plugin)
+        if self.observe is not None:
+            self.observe(cluster, self.plugin)
         self.actions = ActionPlayer(
             cluster,
             self.plugin,
@@ -296,6 +308,7 @@ class ScenarioRun:
             digest=digest,
             events_run=cluster.clock.events_run,
             trace=result.trace,
+            shapes=self.shapes,
         )
 
     def _manifest_path(self, index: int) -> str:

@@ -1,0 +1,146 @@
+"""Writes a run's report folder: one self-contained page per scenario and an ``index.html``.
+
+File names come from the scenario path (``scenarios/driver-first/x.yaml`` -> ``driver-first--x.html``),
+so a CI artifact keeps one stable name per scenario across runs. Pages are pure functions of the run
+(the wall time aside), and the index is sorted by path, so a report folder diffs cleanly.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from fakecluster.report.assets import CSS
+from fakecluster.report.model import build_timeline
+from fakecluster.report.moments import Moment, action_moments, expectation_moments
+from fakecluster.report.page import PageData, render_page
+from fakecluster.scenario.errors import ScenarioError
+from fakecluster.scenario.format import Expectation, Scenario
+from fakecluster.scenario.loader import load_scenario
+from fakecluster.scenario.runner import ScenarioOutcome
+from fakecluster.scenario.trace import TraceEvent
+
+__all__ = ["IndexEntry", "page_name", "read_records", "write_index", "write_page"]
+
+
+def page_name(path: Path) -> str:
+    """A flat, stable file name for a scenario's page."""
+    parts = [p for p in path.with_suffix("").parts if p not in ("", ".", "..", "/")]
+    if "scenarios" in parts:
+        parts = parts[len(parts) - parts[::-1].index("scenarios"):]
+    return "--".join(parts) + ".html"
+
+
+@dataclass(slots=True)
+class IndexEntry:
+    """One ``index.html`` row; also stored as JSON so separate processes (xdist) can share an index."""
+
+    path: str
+    name: str
+    page: str
+    passed: bool
+    seed: int
+    virtual_end: float
+    wall_seconds: float
+    digest: str
+    failures: int
+
+    @classmethod
+    def of(cls, outcome: ScenarioOutcome, page: str) -> IndexEntry:
+        return cls(str(outcome.path), outcome.name, page, outcome.passed, outcome.seed, outcome.virtual_end,
+                   outcome.wall_seconds, outcome.digest, len(outcome.failures))
+
+
+def _describe(exp: Expectation) -> str:
+    if exp.order is not None:
+        return "order: " + " < ".join(str(m) for m in exp.order)
+    if exp.happens is not None:
+        window = (f" after {exp.after:g}s" if exp.after is not None else "") + \
+                 (f" by {exp.by:g}s" if exp.by is not None else "")
+        return f"happens: {exp.happens}{window}"
+    if exp.never is not None:
+        return f"never: {exp.never}"
+    if exp.at is not None:
+        return f"at {exp.at:g}s: state"
+    return exp.kind
+
+
+def _scenario(outcome: ScenarioOutcome) -> Scenario | None:
+    try:
+        return load_scenario(outcome.path)
+    except (ScenarioError, OSError):
+        return None
+
+
+def write_page(directory: Path, outcome: ScenarioOutcome, lifecycle: Sequence[TraceEvent] = (), *,
+               distributions: Mapping[str, Mapping[str, Sequence[float]]] | None = None,
+               workload_kind: str = "JobSet") -> Path:
+    """Write one scenario's page (and its index record) into ``directory``; return the page's path."""
+    directory.mkdir(parents=True, exist_ok=True)
+    end = max(outcome.virtual_end, max((e.time for e in outcome.trace), default=0.0))
+    timeline = build_timeline(outcome.trace, lifecycle, end=end, workload_kind=workload_kind)
+    scenario = _scenario(outcome)
+    expectations: list[tuple[str, Sequence[Moment]]] = []
+    actions: list[Moment] = []
+    if scenario is not None:
+        moments = expectation_moments(scenario, outcome.trace, outcome.shapes, end)
+        expectations = [(_describe(e), m) for e, m in zip(scenario.expect, moments, strict=True)]
+        actions = action_moments(scenario, outcome.trace, outcome.shapes)
+    name = page_name(outcome.path)
+    data = PageData(
+        name=outcome.name, path=str(outcome.path), passed=outcome.passed, seed=outcome.seed,
+        virtual_end=outcome.virtual_end, wall_seconds=outcome.wall_seconds, digest=outcome.digest,
+        events=outcome.events_run, failures=outcome.failures, timeline=timeline, expectations=expectations,
+        actions=actions, distributions=distributions or getattr(outcome, "distributions", None),
+    )
+    page = directory / name
+    page.write_text(render_page(data), encoding="utf-8")
+    records = directory / ".records"
+    records.mkdir(exist_ok=True)
+    entry = IndexEntry.of(outcome, name)
+    (records / (name + ".json")).write_text(json.dumps(_as_dict(entry), sort_keys=True))
+    return page
+
+
+def _as_dict(entry: IndexEntry) -> dict[str, Any]:
+    return {f: getattr(entry, f) for f in IndexEntry.__slots__}
+
+
+def read_records(directory: Path) -> list[IndexEntry]:
+    """The index records every page writer left in ``directory`` (possibly from several processes)."""
+    entries = []
+    for file in sorted((directory / ".records").glob("*.json")):
+        entries.append(IndexEntry(**json.loads(file.read_text())))
+    return entries
+
+
+def write_index(directory: Path, entries: Iterable[IndexEntry] | None = None) -> Path:
+    """``index.html``: every scenario with status, virtual and wall time, seed and digest, by path."""
+    rows = sorted(read_records(directory) if entries is None else entries, key=lambda e: e.path)
+    passed = sum(1 for e in rows if e.passed)
+    body = []
+    for e in rows:
+        status = '<td class="pass">PASS</td>' if e.passed else '<td class="fail">FAIL</td>'
+        body.append(
+            f'<tr data-passed="{str(e.passed).lower()}">{status}<td><a href="{escape(e.page, quote=True)}">'
+            f"{escape(e.name)}</a></td><td>{escape(e.path)}</td>"
+            f'<td class="num">{e.virtual_end:.3f}s</td><td class="num">{e.wall_seconds * 1000:.0f} ms</td>'
+            f'<td class="num">{e.seed}</td><td><code>{escape(e.digest[:16])}</code></td>'
+            f'<td class="num">{e.failures}</td></tr>'
+        )
+    html = (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>fakecluster report</title>'
+        f"<style>{CSS}</style></head><body><header><h1>fakecluster report</h1>"
+        f'<div class="meta"><span>{passed} passed, {len(rows) - passed} failed</span></div></header>'
+        '<section><table id="scenarios"><thead><tr><th>status</th><th>scenario</th><th>path</th>'
+        "<th>virtual</th><th>wall</th><th>seed</th><th>digest</th><th>failures</th></tr></thead><tbody>"
+        + "".join(body) + "</tbody></table></section></body></html>\n"
+    )
+    index = directory / "index.html"
+    directory.mkdir(parents=True, exist_ok=True)
+    index.write_text(html, encoding="utf-8")
+    return index
