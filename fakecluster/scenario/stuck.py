@@ -33,7 +33,8 @@ LOOKAHEAD = 3600.0
 LOOKAHEAD_EVENTS = 50_000
 """At most this many clock events in the look-ahead: a retry loop every 100 ms cannot make it slow."""
 PENDING_SHOWN = 5
-_STEP = 60.0
+_STEP = 1.0
+"""Virtual seconds per look-ahead step: the event budget is checked between steps."""
 
 
 def _progress_events() -> frozenset[str]:
