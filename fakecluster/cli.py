@@ -48,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
             print(_line(outcome))
         if not outcome.passed:
             print(_indent(outcome.report))
+        elif not args.quiet and (outcome.sweep is not None or outcome.stuck):
+            print(_indent(outcome.report))  # a sweep's figures and histograms; a stuck run's diagnosis
     failed = sum(1 for o in outcomes if not o.passed) + len(missing)
     passed = len(outcomes) - (failed - len(missing))
     if args.json:

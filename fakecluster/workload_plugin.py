@@ -37,6 +37,17 @@ class GroupShape:
     pods_per_job: int
 
 
+@dataclass(frozen=True, slots=True)
+class GroupWait:
+    """An unmet gate a group's Jobs wait on before they are created: ``policy`` (``InOrder``,
+    ``dependsOn``, ``suspend``), the ``target`` group and the state it must reach (``Ready``,
+    ``Complete``); used by the stuck diagnosis."""
+
+    policy: str
+    target: str
+    state: str
+
+
 class WorkloadPlugin(Protocol):
     kind: str
     """The workload's top-level kind (``JobSet``)."""
@@ -70,6 +81,14 @@ class WorkloadPlugin(Protocol):
 
     def current_attempt(self, workload_obj: Obj) -> int:
         """Restart attempt whose pods a pod reference addresses (JobSet: ``status.restarts``)."""
+        ...
+
+    def creation_waits(self, workload_obj: Obj) -> dict[str, list[GroupWait]]:
+        """Group -> the unmet gates its Jobs' creation waits on (the stuck diagnosis asks)."""
+        ...
+
+    def finished(self, workload_obj: Obj) -> bool:
+        """Whether the object reached a terminal state (JobSet: Completed or Failed is True)."""
         ...
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster
-from fakecluster.workload_plugin import GroupShape, Slot
+from fakecluster.workload_plugin import GroupShape, GroupWait, Slot
 
 JOBSET_NAME_KEY = "jobset.sigs.k8s.io/jobset-name"
 REPLICATED_JOB_NAME_KEY = "jobset.sigs.k8s.io/replicatedjob-name"
@@ -102,6 +102,18 @@ class JobSetWorkload:
 
     def current_attempt(self, workload_obj: Obj) -> int:
         return int((workload_obj.get("status") or {}).get("restarts") or 0)
+
+    def creation_waits(self, workload_obj: Obj) -> dict[str, list[GroupWait]]:
+        from jobset.diagnosis import creation_waits
+
+        return creation_waits(workload_obj)
+
+    def finished(self, workload_obj: Obj) -> bool:
+        """``jobSetFinished`` (upstream ``pkg/controllers/jobset_controller.go``): Completed or Failed."""
+        return any(
+            c.get("type") in ("Completed", "Failed") and c.get("status") == "True"
+            for c in (workload_obj.get("status") or {}).get("conditions") or ()
+        )
 
 
 plugin = JobSetWorkload()

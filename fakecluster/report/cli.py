@@ -49,7 +49,13 @@ class RunSinks:
         if self.report is not None:
             write_page(self.report, outcome, lifecycle)
         if self._trace is not None:
-            write_trace(self._trace, trace_header(outcome), outcome.trace)
+            sweep = getattr(outcome, "sweep", None)
+            runs = sweep.runs if sweep is not None else [outcome]
+            for run in runs:  # a sweep: one block per seed, named "<scenario> seed <n>"
+                header = trace_header(run)
+                if sweep is not None:
+                    header["scenario"] = f"{run.name} seed {run.seed}"
+                write_trace(self._trace, header, run.trace)
 
     def close(self) -> list[str]:
         """Finish the outputs; the lines to print about them."""

@@ -8,6 +8,7 @@ so a CI artifact keeps one stable name per scenario across runs. Pages are pure 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
@@ -76,26 +77,47 @@ def _scenario(outcome: ScenarioOutcome) -> Scenario | None:
         return None
 
 
+def sweep_distributions(outcome: ScenarioOutcome) -> dict[str, dict[str, list[float]]]:
+    """A sweep's per-seed values by distribution, in the chart's shape (a seed where the milestone never
+    happened is NaN, which the chart counts as "never")."""
+    sweep = getattr(outcome, "sweep", None)
+    if sweep is None:
+        return {}
+    charts: dict[str, dict[str, list[float]]] = {}
+    for result in sweep.distributions:
+        values = [math.nan if v is None else float(v) for _seed, v in sorted(result.values.items())]
+        charts[f"expect[{result.index}] distribution of {result.spec.of}"] = {
+            f"seeds {sweep.seeds[0]}..{sweep.seeds[-1]}": values
+        }
+    return charts
+
+
 def write_page(directory: Path, outcome: ScenarioOutcome, lifecycle: Sequence[TraceEvent] = (), *,
                distributions: Mapping[str, Mapping[str, Sequence[float]]] | None = None,
                workload_kind: str = "JobSet") -> Path:
-    """Write one scenario's page (and its index record) into ``directory``; return the page's path."""
+    """Write one scenario's page (and its index record) into ``directory``; return the page's path.
+
+    For a sweep the timeline is its first seed's run (``lifecycle`` should be that run's edges) and the
+    distributions are charted over every seed."""
     directory.mkdir(parents=True, exist_ok=True)
-    end = max(outcome.virtual_end, max((e.time for e in outcome.trace), default=0.0))
-    timeline = build_timeline(outcome.trace, lifecycle, end=end, workload_kind=workload_kind)
+    sweep = getattr(outcome, "sweep", None)
+    shown = sweep.runs[0] if sweep is not None and sweep.runs else outcome
+    end = max(shown.virtual_end, max((e.time for e in shown.trace), default=0.0))
+    timeline = build_timeline(shown.trace, lifecycle, end=end, workload_kind=workload_kind)
     scenario = _scenario(outcome)
     expectations: list[tuple[str, Sequence[Moment]]] = []
     actions: list[Moment] = []
     if scenario is not None:
-        moments = expectation_moments(scenario, outcome.trace, outcome.shapes, end)
+        moments = expectation_moments(scenario, shown.trace, shown.shapes, end)
         expectations = [(_describe(e), m) for e, m in zip(scenario.expect, moments, strict=True)]
-        actions = action_moments(scenario, outcome.trace, outcome.shapes)
+        actions = action_moments(scenario, shown.trace, shown.shapes)
+    title = outcome.name if shown is outcome else f"{outcome.name} (timeline: seed {shown.seed})"
     name = page_name(outcome.path)
     data = PageData(
-        name=outcome.name, path=str(outcome.path), passed=outcome.passed, seed=outcome.seed,
+        name=title, path=str(outcome.path), passed=outcome.passed, seed=outcome.seed,
         virtual_end=outcome.virtual_end, wall_seconds=outcome.wall_seconds, digest=outcome.digest,
         events=outcome.events_run, failures=outcome.failures, timeline=timeline, expectations=expectations,
-        actions=actions, distributions=distributions or getattr(outcome, "distributions", None),
+        actions=actions, distributions=distributions or sweep_distributions(outcome),
     )
     page = directory / name
     page.write_text(render_page(data), encoding="utf-8")

@@ -7,8 +7,10 @@ the trace, as a person watching the cluster would react.
 
 from __future__ import annotations
 
+import functools
 import gc
 import hashlib
+import math
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -27,11 +29,13 @@ from fakecluster.scenario.format import PodIdentity, Scenario, resolve_pod_rule
 from fakecluster.scenario.loader import load_scenario, validate_against_workload
 from fakecluster.scenario.milestones import RJobShape
 from fakecluster.scenario.recorder import TraceRecorder
+from fakecluster.scenario.schemas import check_state_keys, kind_schemas
+from fakecluster.scenario.stuck import StuckProbe, measure_distributions
 from fakecluster.scenario.timeline import render_failure
 from fakecluster.scenario.trace import Snapshot, TraceEvent, trace_digest
 from fakecluster.workload_plugin import WorkloadPlugin, load_plugin
 
-SNAPSHOT_KINDS = ("JobSet", "Job", "Pod", "Service", "Node")
+SNAPSHOT_KINDS = ("JobSet", "Job", "Pod", "Service", "Node", "EndpointSlice")
 
 
 @dataclass(slots=True)
@@ -50,9 +54,21 @@ class ScenarioOutcome:
     events_run: int = 0
     trace: list[TraceEvent] = field(default_factory=list)
     shapes: dict[str, dict[str, RJobShape]] = field(default_factory=dict)
+    stuck: bool = False
+    diagnosis: str = ""
+    measures: dict[int, float | None] = field(default_factory=dict)
+    """Per ``distribution`` expectation (by index in ``expect``): this run's time, None if it never
+    happened (:mod:`fakecluster.scenario.sweep` aggregates them over seeds)."""
+    sweep: Any = None
+    """For a ``sweep`` scenario: its :class:`~fakecluster.scenario.sweep.SweepSummary`."""
 
     def record(self) -> dict[str, Any]:
         """The ``--json`` record (format doc: path, passed, failures, virtualEnd, digest at least)."""
+        if self.sweep is not None:
+            return {**self._record(), **self.sweep.record()}
+        return self._record()
+
+    def _record(self) -> dict[str, Any]:
         return {
             "path": str(self.path),
             "name": self.name,
@@ -63,6 +79,7 @@ class ScenarioOutcome:
             "wallSeconds": round(self.wall_seconds, 6),
             "events": self.events_run,
             "digest": self.digest,
+            "stuck": self.stuck,
         }
 
 
@@ -88,7 +105,8 @@ watches) attaches itself here. It must not write to the cluster."""
 def run_scenario(
     path: Path, *, plugin: WorkloadPlugin | None = None, observe: Observe | None = None
 ) -> ScenarioOutcome:
-    """Load, play and check one file. Bad input becomes a failed outcome with a one-line error."""
+    """Load, play and check one file (every seed of a ``sweep``). Bad input becomes a failed outcome
+    with a one-line error. ``observe`` is called for every run (each seed of a sweep)."""
     started = wallclock.real_perf_counter()
     try:
         scenario = load_scenario(path)
@@ -103,6 +121,22 @@ def run_scenario(
             wall_seconds=wallclock.real_perf_counter() - started,
         )
     plugin = plugin or load_plugin()
+    if scenario.sweep is not None:
+        from fakecluster.scenario.sweep import run_sweep
+
+        return run_sweep(scenario, path, plugin, functools.partial(play_seed, observe=observe))
+    return play_seed(scenario, path, plugin, scenario.seed, observe=observe)
+
+
+def play_seed(
+    scenario: Scenario, path: Path, plugin: WorkloadPlugin, seed: int, *, observe: Observe | None = None
+) -> ScenarioOutcome:
+    """Play a loaded scenario with ``seed`` (the file's own, or one of its sweep's): the same run as
+    the file with ``seed: <seed>`` and no ``sweep`` key. A plain function of its arguments, so a sweep
+    can map it over seeds in any executor."""
+    started = wallclock.real_perf_counter()
+    if seed != scenario.seed:
+        scenario = scenario.model_copy(update={"seed": seed})
     gc_was_enabled = gc.isenabled()
     gc.disable()  # the cyclic collector rescans the whole (acyclic) object graph: superlinear in pods
     try:
@@ -166,6 +200,7 @@ class ScenarioRun:
             self.shapes[name] = {g: RJobShape(s.replicas, s.pods_per_job) for g, s in groups.items()}
             self.namespaces[name] = (manifest.get("metadata") or {}).get("namespace") or "default"
         validate_against_workload(scenario, self.shapes)
+        check_state_keys(scenario, kind_schemas(plugin), plugin.kind)
         self._timings: dict[str, PodTimings] = {}
         self._timings_by_rules: dict[tuple[int, ...], PodTimings] = {}
         self.rejections: list[str] = []
@@ -221,6 +256,19 @@ class ScenarioRun:
         self._timings[uid] = timings
         return timings
 
+    def _rule_note(self, pod: Obj) -> str | None:
+        """What the ``pods`` rules fix for this pod that the diagnosis should say (``ready: never``
+        overrides any probe; ``exit: never`` runs until deleted)."""
+        timings = self._timings.get(pod["metadata"]["uid"])
+        if timings is None:
+            return None
+        notes = []
+        if timings.ready is not None and math.isinf(timings.ready):
+            notes.append("pods rule: ready never")
+        if timings.exit_after is not None and math.isinf(timings.exit_after):
+            notes.append("pods rule: exit never")
+        return ", ".join(notes) or None
+
     def _resolve(self, identity: PodIdentity) -> PodTimings:
         rule = resolve_pod_rule(self.scenario.pods, identity)
         return PodTimings(
@@ -274,29 +322,39 @@ class ScenarioRun:
                 break
             cluster.run(t)
             snapshots[t] = self._snapshot(t)
-        if cluster.run(until):
+        stopped_by_until = cluster.run(until)
+        if stopped_by_until:
             cluster.clock.advance_to(until)  # stopped by `until`, not by quiescence: the run ends at `until`
         final = self._snapshot(cluster.clock.now)
+        trace = list(self.recorder.trace)
+        events = list(self.recorder.events)
+        virtual_end = cluster.clock.now
+        action_errors = list(self.actions.errors)
+        events_run = cluster.clock.events_run
+        digest = hashlib.sha256((trace_digest(trace) + self.recorder.write_digest()).encode()).hexdigest()
+        probe = StuckProbe(cluster, self.recorder, self.plugin, self.shapes, rule_note=self._rule_note)
+        stuck, diagnosis = probe.judge(final, stopped_by_until=stopped_by_until)
         result = RunResult(
-            trace=self.recorder.trace,
+            trace=trace,
             final=final,
             snapshots=snapshots,
-            events=self.recorder.events,
+            events=events,
             rejection="\n".join(self.rejections) or None,
-            virtual_end=cluster.clock.now,
+            virtual_end=virtual_end,
             seed=self.scenario.seed,
+            stuck=stuck,
+            diagnosis=diagnosis,
+            plugin=self.plugin,
         )
         failures = check(self.scenario, result, shapes=self.shapes)
-        action_errors = self.actions.errors
         messages = [f.summary for f in failures] + action_errors
         report = ""
         if messages:
             report = render_failure(self.scenario, result, failures, self.shapes)
             if action_errors:
                 report = "\n".join(action_errors) + "\n" + report
-        digest = hashlib.sha256(
-            (trace_digest(result.trace) + self.recorder.write_digest()).encode()
-        ).hexdigest()
+        if stuck:
+            report = (report + "\n" if report else "") + "stuck diagnosis:\n" + _indent(diagnosis)
         return ScenarioOutcome(
             path=self.path,
             name=self.scenario.name,
@@ -306,9 +364,12 @@ class ScenarioRun:
             report=report,
             virtual_end=result.virtual_end,
             digest=digest,
-            events_run=cluster.clock.events_run,
+            events_run=events_run,
             trace=result.trace,
             shapes=self.shapes,
+            stuck=stuck,
+            diagnosis=diagnosis,
+            measures=measure_distributions(self.scenario, trace, self.shapes),
         )
 
     def _manifest_path(self, index: int) -> str:
@@ -353,3 +414,7 @@ class ScenarioRun:
     def _snapshot(self, t: float) -> Snapshot:
         server = self.cluster.server
         return Snapshot(time=t, objects={k: server.list(k) for k in SNAPSHOT_KINDS if k in server.kinds()})
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())

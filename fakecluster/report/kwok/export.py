@@ -172,8 +172,9 @@ def not_exported(scenario: Scenario, raw: Mapping[str, Any], *, probes: bool = F
 
 
 _RUN = """#!/usr/bin/env bash
-# Replays {name} on a real cluster: KWOK (with --enable-crds=Stage and no default pod stages) and the
-# JobSet controller must be running; see NOT-EXPORTED.md for what differs from the fake cluster.
+# Replays {name} on a real cluster. Needs the JobSet controller and KWOK running with
+# --enable-crds=Stage and --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake, with KWOK's node
+# stages but none of its pod stages (these replace them). NOT-EXPORTED.md says what differs from the fake.
 set -euo pipefail
 cd "$(dirname "$0")"
 KUBECTL=${{KUBECTL:-kubectl}}
