@@ -23,6 +23,7 @@ COLOURS = {
     "connecting": "#e67e22",
     "connected": "#16a085",
     "working": "#27ae60",
+    "gaveup": "#7f0000",
 }
 """One colour per phase, Job state and program state; the legend is built from this table."""
 

@@ -37,8 +37,11 @@ PHASES = ("pending", "creating", "running", "ready", "terminating", "succeeded",
 Ready, Ready, terminating (deletionTimestamp set), Succeeded, Failed."""
 JOB_STATES = ("active", "ready", "suspended", "complete", "failed")
 PROGRAM_STATES = {"Listening": "listening", "Connecting": "connecting", "Connected": "connected",
-                  "Working": "working"}
-"""Program events that open a program state (the ``network`` trace's names); others become ticks."""
+                  "Working": "working", "GaveUp": "gaveup"}
+"""Pod events that open a program state (scenario format 1.1 milestones ``Listening``, ``Connected``,
+``Working``, ``GaveUp``; ``Connecting`` if a trace records it); other pod events (``Resolvable``, connection
+attempts) become ticks. A ``Connected`` with no program state before it opens ``connecting`` from the
+moment the container started, since that is when the program began to connect."""
 
 _POD_EDGES = {
     "Created": "pending",
@@ -259,8 +262,13 @@ def _program_edge(lane: Lane, jobs: dict[str, tuple[JobRow, _Track]],
                   pods: dict[str, tuple[PodRow, _Track, _Track]], e: TraceEvent) -> None:
     if e.pod_index is None and e.kind != "Pod":
         return
-    row, _track, program = _pod_for(lane, jobs, pods, e)
+    row, track, program = _pod_for(lane, jobs, pods, e)
     state = PROGRAM_STATES.get(e.event)
+    if state == "connected" and program.open is None and not program.segments:
+        started = next((s.start for s in [*track.segments, *([track.open] if track.open else [])]
+                        if s.state in ("running", "ready")), None)
+        if started is not None and started < e.time:
+            program.enter(started, "connecting")
     if state is not None:
         program.enter(e.time, state)
     else:

@@ -115,9 +115,10 @@ def _ceil(value: float) -> int:
 
 
 def density_svg(pods: Sequence[PodRow], end: float, name: str) -> str:
-    """A stacked area per phase, normalised to the pod count, with the counts per bin in the tooltip."""
+    """A stacked area per phase, normalised to the peak number of pods at once, peak count in the tooltip."""
     counts = density(pods, end)
-    total = max(len(pods), 1)
+    # Full height is the most pods alive at once, so restart attempts do not halve the band.
+    total = max([sum(series[k] for series in counts.values()) for k in range(DENSITY_BINS)] + [1])
     bins = DENSITY_BINS
     width = end / bins
     floor = [0] * bins

@@ -9,7 +9,6 @@ Chromium this test fails with the command that installs it. It is never skipped.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,10 +35,22 @@ def _artifacts() -> Path:
     return directory
 
 
+def require_chromium(path: str = CHROMIUM) -> None:
+    """Fail (never skip) with the install command when the system browser is missing."""
+    if not Path(path).exists():
+        pytest.fail(INSTALL_HINT.replace(CHROMIUM, path), pytrace=False)
+
+
+def test_a_missing_browser_fails_with_the_install_hint(tmp_path: Path) -> None:
+    with pytest.raises(pytest.fail.Exception) as failed:
+        require_chromium(str(tmp_path / "no-chromium"))
+    assert "apt-get install -y chromium" in str(failed.value)
+    require_chromium()  # and this machine has it
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    if not (Path(CHROMIUM).exists() or shutil.which("chromium")):
-        pytest.fail(INSTALL_HINT, pytrace=False)
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

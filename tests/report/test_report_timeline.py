@@ -84,6 +84,15 @@ def test_program_events_become_a_band_and_coloured_ticks() -> None:
     assert 'data-state="connecting"' in html
 
 
+def test_connected_without_a_connecting_edge_connects_from_container_start() -> None:
+    trace = [_pod(0, 0, "p", "Created"), _pod(2, 1, "p", "Running"), _pod(9, 2, "p", "Connected"),
+             _pod(9.5, 3, "p", "Resolvable"), _pod(10, 4, "p", "GaveUp")]
+    pod = build_timeline(trace, end=12).lanes[0].jobs[0].pods[0]
+    assert [(s.state, s.start, s.end) for s in pod.program] == [
+        ("connecting", 2, 9), ("connected", 9, 10), ("gaveup", 10, 12)]
+    assert [t.event for t in pod.ticks] == ["Resolvable"]
+
+
 def test_density_counts_pods_per_phase() -> None:
     timeline = build_timeline(many_pods(1, 100), end=40)
     pods = timeline.lanes[0].jobs[0].pods

@@ -138,7 +138,7 @@ def find(phrase: str, trace: Trace, shapes: dict[str, dict[str, list[int]]]) -> 
             and (s["attempt"] or 0) == attempt]
     if quantifier == "first":
         return (hits[0][0], hits[0][1]) if hits else None
-    remaining = set()
+    remaining: set[tuple[str, int, int | None]] = set()
     for jobset, groups in shapes.items():
         if match["jobset"] not in (None, jobset) or match["rjob"] not in groups:
             continue
