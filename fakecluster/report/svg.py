@@ -1,9 +1,9 @@
 """SVG for one timeline row: phase segments, program bands, ticks, and density bands for many pods.
 
 Coordinates are virtual seconds on x and [0, 1] on y (the page's script zooms by changing the viewBox),
-so every number written is a time or a fraction and the output is a pure function of the trace: two runs
-with the same seed give byte-identical reports. Numbers are written with a fixed precision to keep a
-10,000-pod page small.
+so every number written is a time or a fraction and the timeline is a pure function of the trace: two
+runs with the same seed draw byte-identical timelines (only the page header's wall time differs).
+Numbers are written with a fixed precision to keep a 10,000-pod page small.
 """
 
 from __future__ import annotations

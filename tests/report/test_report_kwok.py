@@ -139,3 +139,47 @@ def test_cli_export_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert main(["export", str(missing), str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and str(missing) in err and "\n" not in err
+
+
+FAKE_KUBECTL = '''#!{python}
+"""Stands in for `kubectl get <resource> -n NS --watch --output-watch-events -o json`: pretty-printed
+watch events, written in small chunks (objects split across reads), then it waits to be terminated."""
+import json, sys, time
+kind = {{"pods": "Pod", "jobs": "Job", "jobsets": "JobSet"}}[sys.argv[2]]
+out = sys.stdout
+for line in open({stream!r}):
+    record = json.loads(line)
+    if record["kind"] == kind:
+        text = json.dumps({{"type": record["type"], "object": record["object"]}}, indent=4) + "\\n"
+        for i in range(0, len(text), 700):
+            out.write(text[i:i + 700])
+            out.flush()
+time.sleep(60)
+'''
+
+
+def test_live_watch_reads_kubectl_streams_until_the_jobset_finishes(tmp_path: Path) -> None:
+    import sys
+
+    stream = tmp_path / "watch.jsonl"
+    _watch_stream(THREE_TIER, stream)
+    kubectl = tmp_path / "kubectl"
+    kubectl.write_text(FAKE_KUBECTL.format(python=sys.executable, stream=str(stream)))
+    kubectl.chmod(0o755)
+    saved = tmp_path / "saved.jsonl"
+    spec = json.loads((_export(tmp_path) / "expectations.json").read_text())
+    live = watch_check.watch(str(kubectl), "default", timeout=60, save=str(saved),
+                             done=lambda trace: watch_check.all_found(spec, trace))
+    assert watch_check.all_found(spec, live)
+
+    def edges(trace: watch_check.Trace) -> set[tuple[str, str, str]]:
+        return {(kind, name, event) for _t, _s, kind, name, event, _slot in trace.events}
+
+    assert edges(live) <= edges(watch_check.replay(str(stream)))
+    assert edges(watch_check.replay(str(saved))) == edges(live)
+
+
+def _export(tmp_path: Path) -> Path:
+    directory = tmp_path / "export"
+    export_scenario(THREE_TIER, directory)
+    return directory

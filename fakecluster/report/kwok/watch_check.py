@@ -6,7 +6,8 @@ runs wherever ``kubectl`` does. Live mode runs ``kubectl get pods|jobs|jobsets -
 --output-watch-events -o json`` for the namespace, stamps every object with the time it arrived, derives
 the same edges the fake cluster's trace has (Pod Created/Scheduled/Running/Ready/Succeeded/Failed/
 Deleted, Job Created/Ready/Complete/Failed/Suspended/Resumed/Deleted, JobSet conditions turning True),
-stops when every JobSet has a terminal condition (or at the timeout), saves the stamped stream
+stops once every milestone the orders name has happened (or ``--linger`` seconds after every JobSet
+finished, or at the timeout), saves the stamped stream
 (``--save``), and checks each ``order:`` list with the scenario's milestone grammar. ``--replay FILE``
 checks a saved stream instead.
 
@@ -23,6 +24,7 @@ import selectors
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from itertools import pairwise
 from typing import Any
 
@@ -172,7 +174,15 @@ def check(spec: dict[str, Any], trace: Trace) -> list[str]:
     return problems
 
 
-def watch(kubectl: str, namespace: str, timeout: float, save: str | None) -> Trace:
+def all_found(spec: dict[str, Any], trace: Trace) -> bool:
+    """Every milestone the orders name has happened: nothing later can change the verdict."""
+    return all(find(m, trace, spec["shapes"]) is not None for entry in spec["orders"] for m in entry["order"])
+
+
+def watch(kubectl: str, namespace: str, timeout: float, save: str | None, *,
+          done: Callable[[Trace], bool] | None = None, linger: float = 30.0) -> Trace:
+    """Watch until ``done`` (checked once a second), or ``linger`` seconds after every JobSet finished
+    (Jobs and pods are deleted after that), or ``timeout``."""
     trace = Trace()
     procs, decoders = {}, {}
     selector = selectors.DefaultSelector()
@@ -184,9 +194,16 @@ def watch(kubectl: str, namespace: str, timeout: float, save: str | None) -> Tra
         selector.register(proc.stdout, selectors.EVENT_READ, kind)
         procs[kind], decoders[kind] = proc, ""
     start = time.monotonic()
+    finished_at: float | None = None
     try:
         with open(save or os.devnull, "w") as out:
-            while time.monotonic() - start < timeout and not trace.finished():
+            while time.monotonic() - start < timeout:
+                now = time.monotonic()
+                if finished_at is None and trace.finished():
+                    finished_at = now
+                lingered = finished_at is not None and now - finished_at > linger
+                if lingered or (done is not None and done(trace)):
+                    break
                 for key, _ in selector.select(timeout=1.0):
                     chunk = key.fileobj.read()  # type: ignore[union-attr]
                     _drain(key.data, chunk, decoders, trace, out=out, start=start)
@@ -233,12 +250,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save", help="write the stamped watch stream here")
     parser.add_argument("--kubectl", default="kubectl")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds to watch at most")
+    parser.add_argument("--linger", type=float, default=30.0,
+                        help="seconds to watch on after every JobSet finished, if milestones are missing")
     args = parser.parse_args(argv)
     with open(args.expectations) as f:
         spec = json.load(f)
     try:
-        trace = replay(args.replay) if args.replay else watch(args.kubectl, spec["namespace"], args.timeout,
-                                                               args.save)
+        trace = replay(args.replay) if args.replay else watch(
+            args.kubectl, spec["namespace"], args.timeout, args.save,
+            done=lambda t: all_found(spec, t), linger=args.linger,
+        )
     except OSError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
