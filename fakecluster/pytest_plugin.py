@@ -25,6 +25,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="write an HTML timeline per scenario item and an index.html into DIR")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """A new run starts a new index (once, in the controlling process, before any xdist worker runs)."""
+    directory = config.getoption("fakecluster_report", None)
+    if directory is not None and not hasattr(config, "workerinput"):
+        from fakecluster.report.writer import start_report
+
+        start_report(directory)
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """The index is written once, by the controlling process (xdist workers only write pages)."""
     directory = session.config.getoption("fakecluster_report", None)

@@ -33,6 +33,10 @@ class RunSinks:
     def __init__(self, report: Path | None, trace: Path | None) -> None:
         self.report = report
         self.trace_path = trace
+        if report is not None:
+            from fakecluster.report.writer import start_report
+
+            start_report(report)
         self._trace: IO[str] | None = None
         if trace is not None:
             trace.parent.mkdir(parents=True, exist_ok=True)

@@ -25,7 +25,7 @@ from fakecluster.scenario.loader import load_scenario
 from fakecluster.scenario.runner import ScenarioOutcome
 from fakecluster.scenario.trace import TraceEvent
 
-__all__ = ["IndexEntry", "page_name", "read_records", "write_index", "write_page"]
+__all__ = ["IndexEntry", "page_name", "read_records", "start_report", "write_index", "write_page"]
 
 
 def page_name(path: Path) -> str:
@@ -130,6 +130,15 @@ def write_page(directory: Path, outcome: ScenarioOutcome, lifecycle: Sequence[Tr
 
 def _as_dict(entry: IndexEntry) -> dict[str, Any]:
     return {f: getattr(entry, f) for f in IndexEntry.__slots__}
+
+
+def start_report(directory: Path) -> None:
+    """Forget the index records of an earlier run into the same folder (its pages may stay; the new
+    index lists only this run). Called once per run, before any page is written."""
+    records = directory / ".records"
+    if records.is_dir():
+        for file in records.glob("*.json"):
+            file.unlink()
 
 
 def read_records(directory: Path) -> list[IndexEntry]:

@@ -50,3 +50,24 @@ def test_pytest_option_links_failing_items_to_their_page(tmp_path: Path) -> None
     assert f"report: {(report / 'broken.html').resolve().as_uri()}" in run.stdout
     assert (report / "good.html").exists() and (report / "index.html").exists()
     assert "good.html" in (report / "index.html").read_text()
+
+
+def test_a_new_run_starts_a_new_index(tmp_path: Path) -> None:
+    scenarios = _suite(tmp_path)
+    report = tmp_path / "report"
+    main(["run", str(scenarios), "--report", str(report), "-q"])
+    (scenarios / "broken.yaml").unlink()
+    assert main(["run", str(scenarios), "--report", str(report), "-q"]) == 0
+    index = (report / "index.html").read_text()
+    assert index.count("<tr data-passed=") == 1 and "broken.html" not in index
+
+
+def test_same_seed_draws_the_same_page(tmp_path: Path) -> None:
+    from fakecluster.report import run_for_report, write_page
+
+    pages = []
+    for attempt in ("a", "b"):
+        outcome, lifecycle = run_for_report(GOOD)
+        outcome.wall_seconds = 0.0
+        pages.append(write_page(tmp_path / attempt, outcome, lifecycle).read_text())
+    assert pages[0] == pages[1]
