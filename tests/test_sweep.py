@@ -205,3 +205,11 @@ def test_a_slow_fraction_outside_zero_to_one_is_a_load_error(tmp_path: Path) -> 
         ScenarioError, match=r"distribution\.slow\.fraction\.max: must be within \[0, 1\], got 2"
     ):
         load_scenario(write(tmp_path, [dist]))
+
+
+def test_a_load_error_found_when_playing_is_reported_once_not_per_seed(tmp_path: Path) -> None:
+    outcome = run_scenario(write(tmp_path, [{"final": {"jobset": {"status": {"restart": 0}}}}]))
+    assert not outcome.passed
+    (message,) = outcome.failures
+    assert "unknown key 'restart' for a JobSet (did you mean 'restarts'?)" in message
+    assert not message.startswith("seed ")
