@@ -165,7 +165,9 @@ class _Cluster:
         return self.clock.run(until)
 
 
-def _probe_after_until(progress_at: float | None) -> tuple[bool, str, int]:
+def _probe_after_until(
+    progress_at: float | None, kind: str = "Pod", event: str = "Succeeded"
+) -> tuple[bool, str, int]:
     """A cluster stopped at ``until`` = 100 s whose only pending work is a 1 s retry loop; with
     ``progress_at`` a pod finishes then (a milestone-worthy event in the trace)."""
     cluster = _Cluster()
@@ -175,7 +177,7 @@ def _probe_after_until(progress_at: float | None) -> tuple[bool, str, int]:
         cluster.clock.call_later(1.0, retry)
 
     def finish() -> None:
-        recorder.trace.append(TraceEvent(cluster.clock.now, 0, "Pod", "default", "p", "Succeeded"))
+        recorder.trace.append(TraceEvent(cluster.clock.now, 0, kind, "default", "p", event))
 
     cluster.clock.call_at(100.0, retry)
     if progress_at is not None:
@@ -199,6 +201,11 @@ def test_stopped_at_until_with_only_a_retry_loop_left_is_stuck() -> None:
 def test_stopped_at_until_with_progress_later_is_not_stuck() -> None:
     stuck, text, _ = _probe_after_until(2000.0)
     assert not stuck and text == ""
+
+
+def test_endpointslice_writes_after_until_are_not_progress() -> None:
+    stuck, _, _ = _probe_after_until(2000.0, kind="EndpointSlice", event="Created")
+    assert stuck
 
 
 def test_the_lookahead_is_bounded_in_events() -> None:

@@ -5,9 +5,10 @@ because nothing was left to happen (the clock's queue is empty), or at ``until``
 waiting left (retry loops, probe ticks, cache expiries). The second needs a look past ``until``: after
 the run's trace, snapshot and digest are taken, the probe keeps the same cluster going for up to
 :data:`LOOKAHEAD` more virtual seconds (at most :data:`LOOKAHEAD_EVENTS` clock events). If in that time
-no milestone-worthy change happens (a pod or Job created, scheduled, running, Ready, finished or deleted, a
-JobSet condition), what was pending was only waiting, and the run is stuck; a pod that would have exited
-five minutes after ``until`` makes it merely slow. Nothing from the look-ahead reaches the outcome but
+no milestone-worthy change of a pod, a Job or the JobSet happens (created, scheduled, running, Ready,
+finished, deleted, a JobSet condition; EndpointSlice rewrites and connect attempts are not progress),
+what was pending was only waiting, and the run is stuck; a pod that would have exited five minutes
+after ``until`` makes it merely slow. Nothing from the look-ahead reaches the outcome but
 that verdict: the trace, the snapshots and the digest were taken before it.
 """
 
@@ -101,12 +102,13 @@ class StuckProbe:
         seen = len(trace)
         first_event = clock.events_run
         progress = _progress_events()
+        kinds = ("Pod", "Job", self.plugin.kind)  # not EndpointSlice writes or connect attempts
         horizon = clock.now + LOOKAHEAD
         t = clock.now
         while t < horizon and clock.events_run - first_event < LOOKAHEAD_EVENTS:
             t = min(t + _STEP, horizon)
             more = self.cluster.run(t)
-            if any(e.event in progress for e in trace[seen:]):
+            if any(e.event in progress and e.kind in kinds for e in trace[seen:]):
                 return True
             seen = len(trace)
             if not more:
