@@ -21,7 +21,8 @@ from fakecluster.scenario.trace import Snapshot, TraceEvent
 
 __all__ = ["Failure", "RunResult", "check"]
 
-_COUNT_KINDS = {"jobs": "Job", "pods": "Pod", "services": "Service", "jobsets": "JobSet", "nodes": "Node"}
+_COUNT_KINDS = {"jobs": "Job", "pods": "Pod", "services": "Service", "jobsets": "JobSet", "nodes": "Node",
+                "endpointslices": "EndpointSlice"}
 
 
 @dataclass(slots=True)

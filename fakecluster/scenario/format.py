@@ -386,6 +386,7 @@ class Count(_Model):
     services: NonNegInt | None = None
     jobsets: NonNegInt | None = None
     nodes: NonNegInt | None = None
+    endpointslices: NonNegInt | None = None
 
 
 class StateCheck(_Model):

@@ -31,7 +31,7 @@ from fakecluster.scenario.timeline import render_failure
 from fakecluster.scenario.trace import Snapshot, TraceEvent, trace_digest
 from fakecluster.workload_plugin import WorkloadPlugin, load_plugin
 
-SNAPSHOT_KINDS = ("JobSet", "Job", "Pod", "Service", "Node")
+SNAPSHOT_KINDS = ("JobSet", "Job", "Pod", "Service", "Node", "EndpointSlice")
 
 
 @dataclass(slots=True)
