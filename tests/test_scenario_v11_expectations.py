@@ -357,3 +357,50 @@ def test_a_pod_reference_out_of_range_is_a_load_error(tmp_path: Path) -> None:
 def test_count_takes_endpointslices(tmp_path: Path) -> None:
     path = write(tmp_path, [{"final": {"count": {"endpointslices": 0}}}])
     assert load_scenario(path).expect[0].final is not None
+
+
+def test_endpointslice_assertions_match_the_services_first_slice(tmp_path: Path) -> None:
+    slices = {
+        "final": {
+            "endpointslices": {
+                "js": {
+                    "addressType": "IPv4",
+                    "metadata": {
+                        "labels": {
+                            "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io"
+                        }
+                    },
+                    "endpoints": [
+                        {"hostname": "js-driver-0-0", "conditions": {"ready": True, "serving": True}}
+                    ],
+                }
+            },
+            "count": {"endpointslices": 1},
+        }
+    }
+    assert failures(write(tmp_path, [slices])) == []
+    wrong = {
+        "final": {
+            "endpointslices": {
+                "js": {"endpoints": [{"hostname": "js-driver-0-0", "conditions": {"ready": False}}]}
+            }
+        }
+    }
+    (message,) = failures(write(tmp_path, [wrong]))
+    assert (
+        "endpointslices.js: endpoints[hostname=js-driver-0-0].conditions.ready: expected false, got true"
+        in message
+    )
+    (message,) = failures(write(tmp_path, [{"final": {"endpointslices": {"nope": {}}}}]))
+    assert "endpointslices.nope: Service 'nope' has no EndpointSlice" in message
+
+
+def test_a_misspelt_endpointslice_key_is_a_load_error(tmp_path: Path) -> None:
+    file = write(
+        tmp_path, [{"final": {"endpointslices": {"js": {"endpoints": [{"hostname": "x", "conditons": {}}]}}}}]
+    )
+    with pytest.raises(
+        ScenarioError,
+        match=r"endpoints\[0\]\.conditons: unknown key 'conditons' for kind EndpointSlice \(did you mean",
+    ):
+        ScenarioRun(load_scenario(file), file, load_plugin())

@@ -211,5 +211,5 @@ def test_a_load_error_found_when_playing_is_reported_once_not_per_seed(tmp_path:
     outcome = run_scenario(write(tmp_path, [{"final": {"jobset": {"status": {"restart": 0}}}}]))
     assert not outcome.passed
     (message,) = outcome.failures
-    assert "unknown key 'restart' for a JobSet (did you mean 'restarts'?)" in message
+    assert "unknown key 'restart' for kind JobSet (did you mean 'restarts'?)" in message
     assert not message.startswith("seed ")
