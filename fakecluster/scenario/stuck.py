@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster
 from fakecluster.scenario import milestones
-from fakecluster.scenario.diagnosis import ProgramState, describe_pending, diagnose
+from fakecluster.scenario.diagnosis import ProgramState, describe_pending, describe_program, diagnose
 from fakecluster.scenario.durations import format_seconds
 from fakecluster.scenario.format import Scenario
 from fakecluster.scenario.milestones import Shapes
@@ -84,9 +84,15 @@ class StuckProbe:
     def _program_state(self) -> ProgramState | None:
         """The pod rules' note and the network component's per-pod program description (when the
         cluster has one), joined."""
-        network = getattr(self.cluster, "network", None)
-        describe = getattr(network, "describe_program", None)
-        sources = [f for f in (self.rule_note, describe if callable(describe) else None) if f is not None]
+        lookup = getattr(getattr(self.cluster, "network", None), "program_state", None)
+        program: ProgramState | None = None
+        if callable(lookup):
+
+            def program(pod: Obj) -> str | None:
+                meta = pod["metadata"]
+                return describe_program(lookup(meta.get("namespace", "default"), meta["name"]))
+
+        sources = [f for f in (self.rule_note, program) if f is not None]
         if not sources:
             return None
 
