@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakecluster.clock import Clock
-from fakecluster.scenario.diagnosis import describe_pending, describe_pod, diagnose
+from fakecluster.scenario.diagnosis import describe_pending, describe_pod, describe_program, diagnose
 from fakecluster.scenario.milestones import RJobShape
 from fakecluster.scenario.trace import Snapshot
 from fakecluster.workload_plugin import load_plugin
@@ -134,3 +134,21 @@ def test_pending_events_name_the_callback_and_its_arguments() -> None:
         line.strip()
         == "5.0s  test_pending_events_name_the_callback_and_its_arguments.<locals>.tick(Pod p, 3)"
     )
+
+
+def test_a_program_state_reads_as_one_line() -> None:
+    from fakecluster.network.network import ProgramState, TargetState
+
+    broker = ProgramState("default", "b", "c", "waiting", (8050,), (), 1, "1/3 peers", "")
+    assert describe_program(broker) == "program waiting, listening on :8050, waiting for 1/3 peers"
+    worker = ProgramState(
+        "default", "w", "c", "waiting", (),
+        (TargetState("flux-broker-0-0.flux:8050", 4, False, False, "refused"),
+         TargetState("x:1", 1, True, False, "")),
+        0, "targets connected 1/2", "",
+    )  # fmt: skip
+    assert describe_program(worker) == (
+        "program waiting, listening on nothing, waiting for targets connected 1/2,"
+        " connecting to flux-broker-0-0.flux:8050 attempt 4, last error refused, connected to x:1"
+    )
+    assert describe_program(None) is None

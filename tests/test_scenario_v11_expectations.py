@@ -165,7 +165,9 @@ class _Cluster:
         return self.clock.run(until)
 
 
-def _probe_after_until(progress_at: float | None) -> tuple[bool, str, int]:
+def _probe_after_until(
+    progress_at: float | None, kind: str = "Pod", event: str = "Succeeded"
+) -> tuple[bool, str, int]:
     """A cluster stopped at ``until`` = 100 s whose only pending work is a 1 s retry loop; with
     ``progress_at`` a pod finishes then (a milestone-worthy event in the trace)."""
     cluster = _Cluster()
@@ -175,7 +177,7 @@ def _probe_after_until(progress_at: float | None) -> tuple[bool, str, int]:
         cluster.clock.call_later(1.0, retry)
 
     def finish() -> None:
-        recorder.trace.append(TraceEvent(cluster.clock.now, 0, "Pod", "default", "p", "Succeeded"))
+        recorder.trace.append(TraceEvent(cluster.clock.now, 0, kind, "default", "p", event))
 
     cluster.clock.call_at(100.0, retry)
     if progress_at is not None:
@@ -199,6 +201,11 @@ def test_stopped_at_until_with_only_a_retry_loop_left_is_stuck() -> None:
 def test_stopped_at_until_with_progress_later_is_not_stuck() -> None:
     stuck, text, _ = _probe_after_until(2000.0)
     assert not stuck and text == ""
+
+
+def test_endpointslice_writes_after_until_are_not_progress() -> None:
+    stuck, _, _ = _probe_after_until(2000.0, kind="EndpointSlice", event="Created")
+    assert stuck
 
 
 def test_the_lookahead_is_bounded_in_events() -> None:
@@ -350,3 +357,50 @@ def test_a_pod_reference_out_of_range_is_a_load_error(tmp_path: Path) -> None:
 def test_count_takes_endpointslices(tmp_path: Path) -> None:
     path = write(tmp_path, [{"final": {"count": {"endpointslices": 0}}}])
     assert load_scenario(path).expect[0].final is not None
+
+
+def test_endpointslice_assertions_match_the_services_first_slice(tmp_path: Path) -> None:
+    slices = {
+        "final": {
+            "endpointslices": {
+                "js": {
+                    "addressType": "IPv4",
+                    "metadata": {
+                        "labels": {
+                            "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io"
+                        }
+                    },
+                    "endpoints": [
+                        {"hostname": "js-driver-0-0", "conditions": {"ready": True, "serving": True}}
+                    ],
+                }
+            },
+            "count": {"endpointslices": 1},
+        }
+    }
+    assert failures(write(tmp_path, [slices])) == []
+    wrong = {
+        "final": {
+            "endpointslices": {
+                "js": {"endpoints": [{"hostname": "js-driver-0-0", "conditions": {"ready": False}}]}
+            }
+        }
+    }
+    (message,) = failures(write(tmp_path, [wrong]))
+    assert (
+        "endpointslices.js: endpoints[hostname=js-driver-0-0].conditions.ready: expected false, got true"
+        in message
+    )
+    (message,) = failures(write(tmp_path, [{"final": {"endpointslices": {"nope": {}}}}]))
+    assert "endpointslices.nope: Service 'nope' has no EndpointSlice" in message
+
+
+def test_a_misspelt_endpointslice_key_is_a_load_error(tmp_path: Path) -> None:
+    file = write(
+        tmp_path, [{"final": {"endpointslices": {"js": {"endpoints": [{"hostname": "x", "conditons": {}}]}}}}]
+    )
+    with pytest.raises(
+        ScenarioError,
+        match=r"endpoints\[0\]\.conditons: unknown key 'conditons' for kind EndpointSlice \(did you mean",
+    ):
+        ScenarioRun(load_scenario(file), file, load_plugin())

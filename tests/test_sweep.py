@@ -197,3 +197,19 @@ def test_bad_distribution_is_a_load_error(tmp_path: Path) -> None:
     assert (
         "expect[0].distribution.of" in outcome.failures[0] and "no replicated job 'x'" in outcome.failures[0]
     )
+
+
+def test_a_slow_fraction_outside_zero_to_one_is_a_load_error(tmp_path: Path) -> None:
+    dist = {"distribution": {"of": "jobset Completed", "slow": {"above": "3s", "fraction": {"max": 2}}}}
+    with pytest.raises(
+        ScenarioError, match=r"distribution\.slow\.fraction\.max: must be within \[0, 1\], got 2"
+    ):
+        load_scenario(write(tmp_path, [dist]))
+
+
+def test_a_load_error_found_when_playing_is_reported_once_not_per_seed(tmp_path: Path) -> None:
+    outcome = run_scenario(write(tmp_path, [{"final": {"jobset": {"status": {"restart": 0}}}}]))
+    assert not outcome.passed
+    (message,) = outcome.failures
+    assert "unknown key 'restart' for kind JobSet (did you mean 'restarts'?)" in message
+    assert not message.startswith("seed ")

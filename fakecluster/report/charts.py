@@ -81,7 +81,8 @@ def distribution_chart(title: str, series: Mapping[str, Sequence[float]], *, bin
         y += _HIST + 10
     for k in range(6):
         value = low + (high - low) * k / 5
-        body.append(f'<text x="{_f(x(value))}" y="{y + 12}" font-size="10" text-anchor="middle">'
+        anchor = "start" if k == 0 else "end" if k == 5 else "middle"
+        body.append(f'<text x="{_f(x(value))}" y="{y + 12}" font-size="10" text-anchor="{anchor}">'
                     f"{format_seconds(round(value, 3))}</text>")
     height = y + 18
     return (f'<figure class="chart"><figcaption>{escape(title)}</figcaption>'

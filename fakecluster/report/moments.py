@@ -47,6 +47,14 @@ def _of(exp: Expectation, trace: Sequence[TraceEvent], shapes: Shapes, end: floa
         return moments
     if exp.never is not None:
         return [Moment(str(exp.never), _find(exp.never, trace, shapes))]
+    gap = getattr(exp, "gap", None)
+    if gap is not None:
+        return [Moment(str(m), _find(m, trace, shapes)) for m in (gap.from_, gap.to)]
+    distribution = getattr(exp, "distribution", None)
+    if distribution is not None:
+        span = distribution.of
+        ends = [span.to] if span.start is None else [span.start, span.to]
+        return [Moment(str(m), _find(m, trace, shapes)) for m in ends]
     if exp.at is not None:
         return [Moment(f"state at {exp.at:g}s", exp.at, "check")]
     if exp.final is not None:

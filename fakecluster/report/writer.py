@@ -65,6 +65,14 @@ def _describe(exp: Expectation) -> str:
         return f"happens: {exp.happens}{window}"
     if exp.never is not None:
         return f"never: {exp.never}"
+    gap = getattr(exp, "gap", None)
+    if gap is not None:
+        bounds = f" min {gap.min:g}s" if gap.min else ""
+        bounds += f" max {gap.max:g}s" if gap.max is not None else ""
+        return f"gap: from {gap.from_} to {gap.to}{bounds}"
+    distribution = getattr(exp, "distribution", None)
+    if distribution is not None:
+        return f"distribution of {distribution.of} (over the sweep's seeds)"
     if exp.at is not None:
         return f"at {exp.at:g}s: state"
     return exp.kind

@@ -25,7 +25,7 @@ from fakecluster.scenario.milestones import RJobShape, Shapes
 from fakecluster.scenario.trace import Snapshot
 from fakecluster.workload_plugin import GroupWait, WorkloadPlugin
 
-__all__ = ["ProgramState", "describe_pending", "describe_pod", "diagnose"]
+__all__ = ["ProgramState", "describe_pending", "describe_pod", "describe_program", "diagnose"]
 
 ProgramState = Callable[[Obj], "str | None"]
 """Pod -> a one-line state of its program (``connecting to x:8050, attempt 4, last error refused``)."""
@@ -259,6 +259,29 @@ def _probe(probe: Mapping[str, Any]) -> str:
     else:
         what = "(no handler)"
     return f"{what} every {period}s"
+
+
+def describe_program(state: Any) -> str | None:
+    """One line for a pod's program from the network's read-only view
+    (:class:`fakecluster.network.network.ProgramState`): its state, the ports it listens on, what its
+    ``waitFor`` still lacks, and per connect target the attempt and the last error."""
+    if state is None:
+        return None
+    ports = ", ".join(f":{p}" for p in state.listening) or "nothing"
+    parts = [f"program {state.state}, listening on {ports}"]
+    if state.waiting_for:
+        parts.append(f"waiting for {state.waiting_for}")
+    for target in state.targets:
+        if target.connected:
+            parts.append(f"connected to {target.target}")
+        elif target.gave_up:
+            parts.append(f"gave up on {target.target} after attempt {target.attempt}")
+        else:
+            text = f"connecting to {target.target} attempt {target.attempt}"
+            parts.append(text + (f", last error {target.last_error}" if target.last_error else ""))
+    if state.gave_up:
+        parts.append(f"gave up: {state.gave_up}")
+    return ", ".join(parts)
 
 
 def describe_pending(timers: Sequence[Timer]) -> list[str]:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["Failure", "RunResult", "check"]
 
 _COUNT_KINDS = {"jobs": "Job", "pods": "Pod", "services": "Service", "jobsets": "JobSet", "nodes": "Node",
-                "endpointslices": "EndpointSlice"}  # fmt: skip
+                "endpointslices": "EndpointSlice"}
 
 
 @dataclass(slots=True)

@@ -15,6 +15,7 @@ parsed at load time so a typo is reported with its file, line and field path.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -37,15 +38,18 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True)
 
 
-def _number(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"expected a number, got {value!r}")
+def _fraction(value: object) -> float:
+    """A share of runs: a number within [0, 1] (``0.25``), as ``cluster.faults.conflictRate`` takes."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        raise ValueError(f"expected a number within [0, 1], got {value!r}")
+    if not 0 <= value <= 1:
+        raise ValueError(f"must be within [0, 1], got {value!r}")
     return float(value)
 
 
 _Duration = Annotated[float, PlainValidator(parse_duration)]
 _Milestone = Annotated[Milestone, PlainValidator(parse_milestone), PlainSerializer(str)]
-_Fraction = Annotated[float, PlainValidator(_number), Field(ge=0, le=1)]
+_Fraction = Annotated[float, PlainValidator(_fraction)]
 _Int = Annotated[int, Strict(), Field(ge=0)]
 
 

@@ -124,7 +124,7 @@ def check_state_keys(scenario: Scenario, schemas: Schemas, workload_kind: str) -
             for problem in unknown_keys(subset, model, path):
                 field_path, key, known = problem
                 raise ScenarioError(
-                    f"unknown key '{key}' for a {kind}{_suggestion(key, known)}",
+                    f"unknown key '{key}' for kind {kind}{_suggestion(key, known)}",
                     file=scenario.source,
                     field_path=field_path,
                     line=scenario.line_of(field_path),

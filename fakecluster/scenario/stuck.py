@@ -5,9 +5,10 @@ because nothing was left to happen (the clock's queue is empty), or at ``until``
 waiting left (retry loops, probe ticks, cache expiries). The second needs a look past ``until``: after
 the run's trace, snapshot and digest are taken, the probe keeps the same cluster going for up to
 :data:`LOOKAHEAD` more virtual seconds (at most :data:`LOOKAHEAD_EVENTS` clock events). If in that time
-no milestone-worthy change happens (a pod or Job created, scheduled, running, Ready, finished or deleted, a
-JobSet condition), what was pending was only waiting, and the run is stuck; a pod that would have exited
-five minutes after ``until`` makes it merely slow. Nothing from the look-ahead reaches the outcome but
+no milestone-worthy change of a pod, a Job or the JobSet happens (created, scheduled, running, Ready,
+finished, deleted, a JobSet condition; EndpointSlice rewrites and connect attempts are not progress),
+what was pending was only waiting, and the run is stuck; a pod that would have exited five minutes
+after ``until`` makes it merely slow. Nothing from the look-ahead reaches the outcome but
 that verdict: the trace, the snapshots and the digest were taken before it.
 """
 
@@ -18,7 +19,7 @@ from collections.abc import Sequence
 from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster
 from fakecluster.scenario import milestones
-from fakecluster.scenario.diagnosis import ProgramState, describe_pending, diagnose
+from fakecluster.scenario.diagnosis import ProgramState, describe_pending, describe_program, diagnose
 from fakecluster.scenario.durations import format_seconds
 from fakecluster.scenario.format import Scenario
 from fakecluster.scenario.milestones import Shapes
@@ -83,9 +84,15 @@ class StuckProbe:
     def _program_state(self) -> ProgramState | None:
         """The pod rules' note and the network component's per-pod program description (when the
         cluster has one), joined."""
-        network = getattr(self.cluster, "network", None)
-        describe = getattr(network, "describe_program", None)
-        sources = [f for f in (self.rule_note, describe if callable(describe) else None) if f is not None]
+        lookup = getattr(getattr(self.cluster, "network", None), "program_state", None)
+        program: ProgramState | None = None
+        if callable(lookup):
+
+            def program(pod: Obj) -> str | None:
+                meta = pod["metadata"]
+                return describe_program(lookup(meta.get("namespace", "default"), meta["name"]))
+
+        sources = [f for f in (self.rule_note, program) if f is not None]
         if not sources:
             return None
 
@@ -101,12 +108,13 @@ class StuckProbe:
         seen = len(trace)
         first_event = clock.events_run
         progress = _progress_events()
+        kinds = ("Pod", "Job", self.plugin.kind)  # not EndpointSlice writes or connect attempts
         horizon = clock.now + LOOKAHEAD
         t = clock.now
         while t < horizon and clock.events_run - first_event < LOOKAHEAD_EVENTS:
             t = min(t + _STEP, horizon)
             more = self.cluster.run(t)
-            if any(e.event in progress for e in trace[seen:]):
+            if any(e.event in progress and e.kind in kinds for e in trace[seen:]):
                 return True
             seen = len(trace)
             if not more:

@@ -203,7 +203,10 @@ def run_sweep(scenario: Scenario, path: Path, plugin: WorkloadPlugin, play_seed:
     from fakecluster.scenario.runner import ScenarioOutcome
 
     seeds = sweep_seeds(scenario.seed, scenario.sweep)
-    runs = [play_seed(scenario, path, plugin, seed) for seed in seeds]
+    first = play_seed(scenario, path, plugin, seeds[0])
+    if not first.digest:
+        return first  # bad input (or an internal error) found before anything ran: say it once, not per seed
+    runs = [first, *(play_seed(scenario, path, plugin, seed) for seed in seeds[1:])]
     distributions = [
         judge_distribution(i, exp.distribution, {r.seed: r.measures.get(i) for r in runs})
         for i, exp in enumerate(scenario.expect)

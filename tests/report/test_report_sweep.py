@@ -68,3 +68,11 @@ def test_trace_of_a_sweep_has_one_block_per_seed(tmp_path: Path) -> None:
     blocks = read_traces(trace)
     assert [b.header["seed"] for b in blocks] == [100, 101, 102]
     assert all(b.events for b in blocks) and blocks[0].name.endswith("seed 100")
+
+
+def test_library_sweep_page_names_gap_and_distribution_milestones(tmp_path: Path) -> None:
+    scenario = Path(__file__).parents[2] / "scenarios/sweeps/spark-inorder-pull-jitter-sweep.yaml"
+    outcome, lifecycle = run_for_report(scenario)
+    html = write_page(tmp_path, outcome, lifecycle).read_text()
+    assert "gap: from all driver pods Ready to all executors jobs Created max 1s" in html
+    assert html.count('<g class="strip"') == 2 and html.count("<circle") == 2 * len(outcome.sweep.seeds)
