@@ -16,10 +16,20 @@ from html import escape
 
 from fakecluster.report.assets import COLOURS, CSS, SCRIPT
 from fakecluster.report.charts import distribution_chart
-from fakecluster.report.model import JOB_STATES, PHASES, PROGRAM_STATES, JobRow, Lane, Marker, Timeline
+from fakecluster.report.model import (
+    JOB_STATES,
+    PHASES,
+    PROGRAM_STATES,
+    JobRow,
+    Lane,
+    Marker,
+    Tick,
+    Timeline,
+)
 from fakecluster.report.moments import Moment
 from fakecluster.report.svg import density_svg, row_svg
 from fakecluster.scenario.durations import format_seconds
+from fakecluster.scenario.trace import TraceEvent
 
 __all__ = ["MAX_JOB_ROWS", "MAX_POD_ROWS", "PageData", "render_page"]
 
@@ -146,6 +156,25 @@ def _lane_rows(lane: Lane, lane_index: int, end: float) -> list[str]:
     return rows
 
 
+MAX_OTHER_ROWS = 50
+
+
+def _other_rows(events: Sequence[TraceEvent], lane_index: int, end: float) -> list[str]:
+    """Objects outside any replicated job (EndpointSlices, Services, whatever a component records) as one
+    folded lane: a row of ticks per object, the event and its detail (``ready 3/4``) in the tooltip."""
+    by_object: dict[tuple[str, str], list[Tick]] = {}
+    for e in events:
+        by_object.setdefault((e.kind, e.name), []).append(Tick(e.time, e.event, e.detail))
+    if not by_object:
+        return []
+    label = f"other objects \N{MIDDLE DOT} {len(by_object)}"
+    rows = [_row("lane folded", label, label, "", lane_index)]
+    for index, ((kind, name), ticks) in enumerate(list(by_object.items())[:MAX_OTHER_ROWS]):
+        rows.append(_row("job hidden", f"{kind} {name}", f"{kind} {name}",
+                         row_svg((), f"{kind} {name}", end, ticks=ticks), lane_index, job=index))
+    return rows
+
+
 def _overlay(markers: Sequence[Marker], end: float) -> str:
     lines = []
     for m in markers:
@@ -178,6 +207,7 @@ def render_page(data: PageData) -> str:
     rows: list[str] = []
     for lane_index, lane in enumerate(timeline.lanes):
         rows.extend(_lane_rows(lane, lane_index, end))
+    rows.extend(_other_rows(timeline.other, len(timeline.lanes), end))
     controls = (
         '<div class="controls"><button id="zin">zoom in</button><button id="zout">zoom out</button>'
         '<button id="zreset">whole run</button> <span id="window"></span> '

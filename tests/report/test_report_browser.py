@@ -75,8 +75,13 @@ def test_lanes_render_and_the_script_works(browser, report: Path) -> None:
     page.goto(report.as_uri())
     lanes = page.locator(".row.lane .label").all_inner_texts()
     assert [text.split(" \N{MIDDLE DOT} ")[0] for text in lanes] == [
-        "tf-ps-training/db", "tf-ps-training/ps", "tf-ps-training/worker"]
-    assert page.locator(".row.job").count() == 4  # db, 2 ps, worker
+        "tf-ps-training/db", "tf-ps-training/ps", "tf-ps-training/worker", "other objects"]
+    jobs = page.locator('.row.job:not([data-lane="3"])')
+    assert jobs.count() == 4  # db, 2 ps, worker
+    others = page.locator('.row.job[data-lane="3"]')  # the Service's EndpointSlice, folded away
+    assert others.count() >= 1 and others.first.is_hidden()
+    page.locator(".row.lane .label").nth(3).click()
+    assert others.first.is_visible() and "EndpointSlice" in others.first.inner_text()
     assert page.locator("#axis div").count() >= 3  # the script drew the time axis
     hidden = page.locator(".row.pod.hidden").count()
     assert hidden == page.locator(".row.pod").count() == 7  # pods start folded under their Job

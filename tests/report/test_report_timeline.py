@@ -134,3 +134,14 @@ def test_page_is_self_contained_and_links_failures(tmp_path: Path) -> None:
     index = write_index(tmp_path / "report").read_text()
     assert 'href="late.html"' in index and ">FAIL<" in index and str(outcome.seed) in index
     assert outcome.digest[:16] in index
+
+
+def test_objects_outside_replicated_jobs_get_a_folded_lane_of_ticks() -> None:
+    trace = [_pod(0, 0, "p", "Created"),
+             TraceEvent(1, 1, "EndpointSlice", "default", "svc-abc", "Updated", detail="ready 1/2")]
+    timeline = build_timeline(trace, end=5)
+    html = render_page(PageData(name="n", path="p", passed=True, seed=0, virtual_end=5, wall_seconds=0,
+                                digest="d", events=0, failures=[], timeline=timeline))
+    assert 'class="row lane folded"' in html and "other objects \N{MIDDLE DOT} 1" in html
+    assert 'title="EndpointSlice svc-abc"' in html
+    assert "Updated ready 1/2 at 1.0s" in html
