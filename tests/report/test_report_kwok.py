@@ -183,3 +183,23 @@ def _export(tmp_path: Path) -> Path:
     directory = tmp_path / "export"
     export_scenario(THREE_TIER, directory)
     return directory
+
+
+def test_programs_dns_faults_and_actions_are_listed_as_not_exported(tmp_path: Path) -> None:
+    from fakecluster.report.kwok.export import not_exported
+
+    data = yaml.safe_load(THREE_TIER.read_text())
+    data["cluster"] = {**(data.get("cluster") or {}), "faults": {"conflictRate": 0.1}}
+    data["actions"] = [{"at": "50s", "deletePod": {"pod": "db[0/0]"}}]
+    path = tmp_path / "knobs.yaml"
+    path.write_text(yaml.safe_dump(data))
+    export_scenario(path, tmp_path / "out")
+    notes = (tmp_path / "out" / "NOT-EXPORTED.md").read_text()
+    assert "fault knobs" in notes and "actions (deletePod)" in notes
+    # format-1.1 network keys (read from the raw file, whichever loader version accepts them)
+    raw = {**data, "cluster": {"network": {"synRetries": 6}, "dns": {"profile": "kubeadm"}},
+           "pods": [{"match": {}, "program": {"listen": [5432]}}], "sweep": {"seeds": 5}}
+    lines = not_exported(load_scenario(path), raw)
+    assert any(line.startswith("programs and DNS effects (cluster.network, cluster.dns, pods[].program)")
+               for line in lines)
+    assert any(line.startswith("`sweep`") for line in lines)

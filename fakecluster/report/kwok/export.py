@@ -157,13 +157,15 @@ def not_exported(scenario: Scenario, raw: Mapping[str, Any], *, probes: bool = F
         verbs = sorted({a.verb for a in scenario.actions})
         notes.append(f"actions ({', '.join(verbs)}): not replayed; do them by hand with kubectl at the "
                      "times the scenario says")
-    extra = sorted(set(raw) & {"network", "programs", "dns", "sweep", "services"})
-    for rule in raw.get("pods") or ():
-        if isinstance(rule, dict):
-            extra += [k for k in ("program", "connect", "listen", "dns") if k in rule]
+    cluster = raw.get("cluster") if isinstance(raw.get("cluster"), dict) else {}
+    extra = [f"cluster.{k}" for k in ("network", "dns") if k in cluster]
+    extra += sorted({"pods[].program" for rule in raw.get("pods") or () if isinstance(rule, dict)
+                     and "program" in rule})
     if extra:
-        notes.append(f"programs and DNS effects ({', '.join(sorted(set(extra)))}): KWOK runs no containers "
-                     "and kwokctl clusters have no CoreDNS")
+        notes.append(f"programs and DNS effects ({', '.join(extra)}): KWOK runs no containers, so nothing "
+                     "listens, connects or retries, and kwokctl clusters have no CoreDNS")
+    if "sweep" in raw:
+        notes.append("`sweep`: one real run is one seed; repeat run.sh for a distribution")
     non_order = sorted({e.kind for e in scenario.expect if e.kind != "order"})
     if non_order:
         notes.append(f"expectations other than `order:` ({', '.join(non_order)}): check_watch.py checks "
