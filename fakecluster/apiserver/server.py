@@ -392,7 +392,7 @@ class ApiServer:
         if key in self._objects[kind]:
             raise errors.AlreadyExists(rtype.plural, rtype.group, meta["name"])
         now = self.clock.timestamp()
-        meta["uid"] = _uuid4(self._rng.getrandbits(128))
+        meta["uid"] = _uuid4((rtype.rng or self._rng).getrandbits(128))
         meta["creationTimestamp"] = now
         for stale in ("deletionTimestamp", "deletionGracePeriodSeconds"):
             meta.pop(stale, None)

@@ -42,6 +42,7 @@ from fakecluster.api.validation import (
 )
 from fakecluster.scenario.durations import parse_duration
 from fakecluster.scenario.errors import FieldProblem, nearest_line
+from fakecluster.scenario.format_v11 import Distribution, Gap, StuckField, Sweep
 from fakecluster.scenario.limits import MAX_NODES
 from fakecluster.scenario.milestones import Milestone, PodRef, parse_milestone, parse_pod_ref
 
@@ -476,23 +477,44 @@ class Count(_Model):
     services: NonNegInt | None = None
     jobsets: NonNegInt | None = None
     nodes: NonNegInt | None = None
+    endpointslices: NonNegInt | None = None
+
+
+OBJECT_CHECK_KINDS = {"pods": "Pod", "jobs": "Job", "services": "Service", "endpointslices": "EndpointSlice"}
+"""Version 1.1 object assertions under ``final``/``at``: key -> the API kind whose objects it addresses
+(pods by pod reference ``workers[0/1]``, jobs and services by name, endpointslices by Service name)."""
 
 
 class StateCheck(_Model):
     """``jobset`` (subset of the one JobSet, or of the one named by its ``name:`` key), ``jobsets``
-    (JobSet name -> subset) and ``count`` (objects that exist)."""
+    (JobSet name -> subset), ``count`` (objects that exist), and the version 1.1 object assertions
+    ``pods``, ``jobs``, ``services``, ``endpointslices`` (name -> subset)."""
 
     jobset: dict[str, Any] | None = None
     jobsets: dict[str, dict[str, Any]] | None = None
     count: Count | None = None
+    pods: dict[str, dict[str, Any]] | None = None
+    jobs: dict[str, dict[str, Any]] | None = None
+    services: dict[str, dict[str, Any]] | None = None
+    endpointslices: dict[str, dict[str, Any]] | None = None
 
     @model_validator(mode="after")
     def _something_to_check(self) -> StateCheck:
         if self.jobset is not None and self.jobsets is not None:
             raise FieldProblem("give 'jobset' or 'jobsets', not both", "jobsets")
-        if self.jobset is None and self.jobsets is None and self.count is None:
-            raise ValueError("nothing to check: give jobset, jobsets or count")
+        if not self.checks_anything():
+            raise ValueError(f"nothing to check: give {', '.join(STATE_KEYS)}")
         return self
+
+    def checks_anything(self) -> bool:
+        return any(getattr(self, key) is not None for key in STATE_KEYS)
+
+    def objects(self) -> list[tuple[str, dict[str, dict[str, Any]]]]:
+        """The object assertions given, as (key, name -> subset), in :data:`OBJECT_CHECK_KINDS` order."""
+        return [(key, getattr(self, key)) for key in OBJECT_CHECK_KINDS if getattr(self, key) is not None]
+
+
+STATE_KEYS = ("jobset", "jobsets", "count", *OBJECT_CHECK_KINDS)
 
 
 class EventsCheck(_Model):
@@ -503,8 +525,13 @@ class Rejected(_Model):
     message: str
 
 
-EXPECTATION_KINDS = ("order", "happens", "never", "final", "at", "events", "rejected")
-_COMPANIONS = {"by": "happens", "after": "happens", "jobset": "at", "jobsets": "at", "count": "at"}
+EXPECTATION_KINDS = (
+    "order", "happens", "never", "final", "at", "events", "rejected", "gap", "stuck", "distribution",
+)  # fmt: skip
+_COMPANIONS = {
+    "by": "happens", "after": "happens", "jobset": "at", "jobsets": "at", "count": "at",
+    "pods": "at", "jobs": "at", "services": "at", "endpointslices": "at",
+}  # fmt: skip
 
 
 class Expectation(_Model):
@@ -522,6 +549,13 @@ class Expectation(_Model):
     count: Count | None = None
     events: EventsCheck | None = None
     rejected: Rejected | None = None
+    pods: dict[str, dict[str, Any]] | None = None
+    jobs: dict[str, dict[str, Any]] | None = None
+    services: dict[str, dict[str, Any]] | None = None
+    endpointslices: dict[str, dict[str, Any]] | None = None
+    gap: Gap | None = None
+    stuck: StuckField | None = None
+    distribution: Distribution | None = None
 
     @model_validator(mode="after")
     def _one_kind(self) -> Expectation:
@@ -541,8 +575,8 @@ class Expectation(_Model):
             raise FieldProblem("'after' is later than 'by': nothing can satisfy both", "after")
         if kind == "at" and self.jobset is not None and self.jobsets is not None:
             raise FieldProblem("give 'jobset' or 'jobsets', not both", "jobsets")
-        if kind == "at" and self.jobset is None and self.jobsets is None and self.count is None:
-            raise ValueError("nothing to check at that time: give jobset, jobsets or count")
+        if kind == "at" and not any(getattr(self, key) is not None for key in STATE_KEYS):
+            raise ValueError(f"nothing to check at that time: give {', '.join(STATE_KEYS)}")
         return self
 
     @property
@@ -555,7 +589,7 @@ class Expectation(_Model):
         if self.final is not None:
             return self.final
         if self.at is not None:
-            return StateCheck.model_construct(jobset=self.jobset, jobsets=self.jobsets, count=self.count)
+            return StateCheck.model_construct(**{key: getattr(self, key) for key in STATE_KEYS})
         return None
 
 
@@ -576,6 +610,7 @@ class Scenario(_Model):
     jobsets: list[Manifest] | None = None
     actions: list[Action] = Field(default_factory=list)
     expect: list[Expectation] = Field(min_length=1)
+    sweep: Sweep | None = None
 
     _source: Path | None = PrivateAttr(default=None)
     _lines: dict[str, int] = PrivateAttr(default_factory=dict)
