@@ -23,8 +23,15 @@ from jobset.features import FeatureGates
 from jobset.webhooks.jobset_webhook.create import validate_create
 from jobset.webhooks.jobset_webhook.defaulting import default_jobset
 from jobset.webhooks.jobset_webhook.update import validate_update
+from jobset.webhooks.pod_webhook import (
+    MUTATING_POD_WEBHOOK_NAME,
+    VALIDATING_POD_WEBHOOK_NAME,
+    PodWebhook,
+    WebhookDenied,
+)
 
-__all__ = ["MUTATING_WEBHOOK_NAME", "VALIDATING_WEBHOOK_NAME", "jobset_resource_type", "register"]
+__all__ = ["MUTATING_WEBHOOK_NAME", "VALIDATING_WEBHOOK_NAME", "jobset_resource_type", "register",
+           "register_pod_webhooks"]
 
 MUTATING_WEBHOOK_NAME = "mjobset.kb.io"
 """Path ``/mutate-jobset-x-k8s-io-v1alpha2-jobset``, verbs: create, failurePolicy: Fail."""
@@ -76,3 +83,30 @@ def register(server: ApiServer, gates: FeatureGates, rng: random.Random) -> None
     server.register_admission(
         api.KIND, VALIDATING_WEBHOOK_NAME, validating=validate, operations=("CREATE", "UPDATE")
     )
+    register_pod_webhooks(server)
+
+
+def register_pod_webhooks(server: ApiServer) -> None:
+    """``setupWebhookForPod``: ``mpod.kb.io`` and ``vpod.kb.io`` on pod CREATE. The defaulting hook only
+    adds a label, pod (anti-)affinity terms or a nodeSelector entry, all schema-valid, and copies what it
+    changes, so the Job controller's vouched-for, donated pod creates stay cheap."""
+    webhook = PodWebhook(server)
+
+    def denied(err: WebhookDenied) -> ApiError:
+        return ApiError(403, "Forbidden", str(err))  # controller-runtime's admission.Denied
+
+    def mutate(operation: str, obj: Obj, old: Obj | None) -> Obj | None:
+        try:
+            return webhook.default(obj)
+        except WebhookDenied as err:
+            raise denied(err) from None
+
+    def validate(operation: str, obj: Obj, old: Obj | None) -> None:
+        try:
+            webhook.validate_create(obj)
+        except WebhookDenied as err:
+            raise denied(err) from None
+
+    server.register_admission("Pod", MUTATING_POD_WEBHOOK_NAME, mutating=mutate, operations=("CREATE",),
+                              keeps_schema_valid=True, copies_on_write=True)
+    server.register_admission("Pod", VALIDATING_POD_WEBHOOK_NAME, validating=validate, operations=("CREATE",))
