@@ -14,7 +14,6 @@ from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
 from fakecluster.kubelet.commands import CommandOutcome, command_outcome, script_outcome, sleep_seconds
-from fakecluster.kubelet.kubelet import probe_delays
 from fakecluster.kubelet.pod_timings import NEVER, PodTimings
 from fakecluster.kubelet.pod_worker import go_duration, image_id
 
@@ -179,7 +178,9 @@ def test_readiness_probe_initial_delay_decides_ready() -> None:
     cluster.client().create(make_pod(containers=[container(command=SLEEP_FOREVER, readinessProbe=probe)]))
     cluster.run(100)
     assert rec.first("p", phase_is("Running")) == 4.0
-    assert rec.first("p", ready) == 11.0
+    # worker.go: ticks at 0, 3, 6, 9, 12 s from admission; 4 s (the start's manual trigger) and 9 s are
+    # fewer than 7 whole seconds after the start, so 12 s is the first probe that counts (not 4 + 7 s).
+    assert rec.first("p", ready) == 12.0
 
 
 def test_startup_probe_gates_started_and_triggers_readiness_at_once() -> None:
@@ -198,13 +199,49 @@ def test_startup_probe_gates_started_and_triggers_readiness_at_once() -> None:
     assert rec.first("p", ready) == 20.0
 
 
-def test_probe_delays_defaults() -> None:
-    assert probe_delays({}) == (0.0, 0.0)
-    assert probe_delays({"readinessProbe": {"initialDelaySeconds": 3}}) == (0.0, 3.0)
-    assert probe_delays({"startupProbe": {"initialDelaySeconds": 12}, "readinessProbe": {}}) == (12.0, 12.0)
-    startup_then_late_readiness = {"startupProbe": {"initialDelaySeconds": 12},
-                                   "readinessProbe": {"initialDelaySeconds": 30}}
-    assert probe_delays(startup_then_late_readiness) == (12.0, 30.0)
+def test_readiness_success_threshold_needs_consecutive_successes() -> None:
+    cluster = make_cluster(PodTimings(pull=1))
+    rec = Recorder(cluster)
+    probe = {"exec": {"command": ["true"]}, "periodSeconds": 5, "successThreshold": 3}
+    cluster.client().create(make_pod(containers=[container(command=SLEEP_FOREVER, readinessProbe=probe)]))
+    cluster.run(100)
+    # Successes at 1 s (start trigger), 5 s and 10 s: the third one reports Ready.
+    assert rec.first("p", ready) == 10.0
+
+
+def test_fail_for_keeps_readiness_false_until_the_window_ends() -> None:
+    cluster = make_cluster(PodTimings(pull=2, probe_fail_for={"readiness": 30.0}))
+    rec = Recorder(cluster)
+    probe = {"exec": {"command": ["true"]}, "periodSeconds": 10}
+    cluster.client().create(make_pod(containers=[container(command=SLEEP_FOREVER, readinessProbe=probe)]))
+    cluster.run(200)
+    assert rec.first("p", ready) == 40.0  # first tick at least 30 s after the start at 2 s
+
+
+def test_liveness_failure_kills_and_restarts_the_container() -> None:
+    cluster = make_cluster(PodTimings(probe_fail_for={"liveness": math.inf}, terminate=2))
+    rec = Recorder(cluster)
+    probe = {"exec": {"command": ["true"]}, "periodSeconds": 5, "failureThreshold": 2}
+    cluster.client().create(make_pod(restartPolicy="Always", containers=[
+        container(command=SLEEP_FOREVER, livenessProbe=probe)]))
+    cluster.run(30)
+    # The admission tick (0 s) finds no running container; failures at 5 s and 10 s: killed at 10 s,
+    # SIGTERM honoured after 2 s, restarted at once (the first restart has no back-off).
+    restarted = rec.first("p", lambda p: cstatus(p["status"]).get("restartCount") == 1)
+    assert restarted == 12.0
+    last = cstatus(status_of(cluster))["lastState"]["terminated"]
+    assert (last["exitCode"], last["reason"]) == (143, "Error")
+
+
+def test_startup_failure_under_restart_policy_never_fails_the_pod() -> None:
+    cluster = make_cluster(PodTimings(probe_fail_for={"startup": math.inf}))
+    rec = Recorder(cluster)
+    probe = {"exec": {"command": ["true"]}, "periodSeconds": 10, "failureThreshold": 3}
+    cluster.client().create(make_pod(restartPolicy="Never", terminationGracePeriodSeconds=0, containers=[
+        container(command=SLEEP_FOREVER, startupProbe=probe)]))
+    cluster.run(100)
+    assert rec.first("p", phase_is("Failed")) == 30.0  # failures at 10, 20, 30 s; SIGKILL at once (grace 0)
+    assert cstatus(status_of(cluster))["state"]["terminated"]["exitCode"] == 137
 
 
 # ---------------------------------------------------------------------------------------------- exit

@@ -9,8 +9,9 @@ jitter in
    ``ContainerCreating`` (``PodInitializing`` when there are init containers);
 2. after ``pull + start`` runs the init containers one by one (native sidecars stay running), then the
    regular containers: ``running``, ``started``, phase ``Running``;
-3. marks containers ready after the rule's ``ready`` delay, or from ``startupProbe``/``readinessProbe``
-   (first success at ``initialDelaySeconds``, then on ``periodSeconds`` ticks), or at once;
+3. marks containers ready after the rule's ``ready`` delay, or as their probe workers report
+   (:mod:`fakecluster.kubelet.prober`: started at admission, ticking on ``periodSeconds`` from then,
+   ``initialDelaySeconds``, thresholds, liveness/startup kills), or at once without probes;
 4. ends containers after the rule's ``exit`` delay, or what their command line says
    (:mod:`fakecluster.kubelet.commands`), and applies the restart policy with the kubelet's crash-loop
    back-off (``pkg/kubelet/kuberuntime/kuberuntime_manager.go doBackOff``: the first restart is
@@ -51,6 +52,7 @@ from fakecluster.kubelet.pod_worker import (
     container_id,
     go_duration,
 )
+from fakecluster.kubelet.prober import READINESS, STARTUP, Prober
 
 if TYPE_CHECKING:
     from fakecluster.cluster import Cluster
@@ -61,30 +63,11 @@ MAX_CONTAINER_BACKOFF = 300.0
 """``MaxContainerBackOff``; an entry older than twice this is forgotten (``flowcontrol.Backoff``)."""
 DEFAULT_GRACE = 30
 SIGTERM_EXIT, SIGKILL_EXIT = 143, 137
-DEFAULT_PROBE_PERIOD = 10.0
 Step = Callable[..., None]
 
 
 def _noop(_worker: PodWorker) -> None:
     """A step that changes nothing: used to run queued steps and re-sync status."""
-
-
-def probe_delays(spec: Obj) -> tuple[float, float]:
-    """(started, ready) delays after a container starts, from its startup and readiness probes.
-
-    Probes always succeed in this emulation. The startup probe succeeds at its ``initialDelaySeconds``;
-    the readiness worker (``pkg/kubelet/prober/worker.go``) reports its first success at the readiness
-    ``initialDelaySeconds``, or, if the startup probe is still pending then, the moment it succeeds:
-    ``prober_manager.go UpdatePodStatus`` triggers the readiness worker at once (``manualTriggerCh``)
-    when a container has started but is not yet ready, instead of waiting for its next period.
-    """
-    startup = spec.get("startupProbe")
-    started = float(startup.get("initialDelaySeconds") or 0) if startup is not None else 0.0
-    readiness = spec.get("readinessProbe")
-    if readiness is None:
-        return started, started
-    ready = float(readiness.get("initialDelaySeconds") or 0)
-    return started, max(started, ready)
 
 
 class Kubelet:
@@ -107,6 +90,8 @@ class Kubelet:
         self._stamp = ""
         self.status_writes = 0
         self.errors: list[str] = []
+        self.prober = Prober(self.clock, fire=self._fire, kill=self._probe_kill,
+                             on_started=self._probe_started)
         self.client.watch("Pod", self._on_pod)
 
     # ------------------------------------------------------------------ public
@@ -181,6 +166,7 @@ class Kubelet:
                 worker.cancel_timers()
                 worker.done = True
                 del self._pods[uid]
+                self.prober.forget(uid)
                 self._by_node.get(worker.node, {}).pop(uid, None)
                 key = (worker.namespace, worker.name)
                 if self._uids.get(key) == uid:
@@ -297,6 +283,7 @@ class Kubelet:
         worker.pod_ip = self._next_pod_ip()
         worker.sandbox_ready = True
         timings = worker.timings
+        self.prober.add_pod(worker, readiness_by_rule=timings.ready is not None)
         delay = timings.pull + worker.jitters[0] + timings.start + worker.jitters[1]
         self._after(worker, worker.timers, delay, self._advance_init)
 
@@ -339,15 +326,13 @@ class Kubelet:
         timings, jitters = worker.timings, worker.jitters
         if c.role == INIT:
             c.started = True
-        else:
-            if timings.ready is not None:
-                started_delay, ready_delay = 0.0, timings.ready + jitters[2]
-            else:
-                started_delay, ready_delay = probe_delays(c.spec)
-            c.started = started_delay <= 0
-            if not c.started:
-                self._after(worker, c.timers, started_delay, self._container_started, c, run)
-            self._after(worker, c.timers, ready_delay, self._container_ready, c, run)
+        elif timings.ready is not None:
+            c.started = True
+            self._after(worker, c.timers, timings.ready + jitters[2], self._container_ready, c, run)
+        else:  # the probe workers decide; without a probe of a kind its answer is "yes" at once
+            c.started = not self.prober.has_probe(worker, c, STARTUP)
+            c.ready = c.started and not self.prober.has_probe(worker, c, READINESS)
+            self.prober.container_run_started(worker, c)
         if c.role == REGULAR and timings.exit_after is not None:
             self._after(worker, c.timers, timings.exit_after + jitters[3], self._container_exited,
                         c, run, timings.exit_code)
@@ -366,8 +351,24 @@ class Kubelet:
             self._advance_init(worker)
 
     def _container_ready(self, worker: PodWorker, c: ContainerRun, run: int) -> None:
-        if c.run_id == run:  # probe_delays never puts readiness before startup
+        if c.run_id == run:
             c.ready = True
+
+    def _probe_started(self, worker: PodWorker, c: ContainerRun) -> None:
+        """A startup probe succeeded: a sidecar may let the next init container start."""
+        if c.role == SIDECAR and not worker.regular_started:
+            self._advance_init(worker)
+
+    def _probe_kill(self, worker: PodWorker, c: ContainerRun, kind: str) -> None:
+        """A liveness or startup probe failed ``failureThreshold`` times: the kubelet kills the container
+        (``killContainer`` with the pod's grace period: SIGTERM, honoured after ``terminate``, else SIGKILL
+        at the deadline) and the restart policy applies as for any exit."""
+        if c.state != RUNNING or worker.terminating:
+            return
+        grace = worker.grace_period
+        stop = worker.timings.terminate
+        delay, code = (stop, SIGTERM_EXIT) if stop < grace else (float(grace), SIGKILL_EXIT)
+        self._after(worker, c.timers, delay, self._container_exited, c, c.run_id, code)
 
     def _container_exited(self, worker: PodWorker, c: ContainerRun, run: int, exit_code: int) -> None:
         if c.run_id != run or c.state != RUNNING or worker.terminating:

@@ -7,8 +7,8 @@ unit tests) for each pod's :class:`PodTimings`; the cluster never interprets sce
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from fakecluster.api.objects import Obj
 
@@ -35,6 +35,10 @@ class PodTimings:
     """After deletion: time the containers take to stop (capped by the grace period)."""
     jitter: float = 0.0
     """Each delay above gets a seeded random extra in [0, jitter]."""
+    probe_fail_for: Mapping[str, float] = field(default_factory=dict)
+    """Per probe kind (``startup``, ``readiness``, ``liveness``): seconds from each container start during
+    which that probe fails (``NEVER``: always); kinds not given always succeed
+    (:func:`fakecluster.kubelet.prober.probe_succeeds`)."""
 
 
 BehaviourResolver = Callable[[Obj], PodTimings]

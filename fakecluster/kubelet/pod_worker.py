@@ -108,7 +108,8 @@ class PodWorker:
     """The kubelet's per-pod state machine data. Behaviour lives in
     :class:`fakecluster.kubelet.kubelet.Kubelet`."""
 
-    __slots__ = ("conditions_built", "containers", "delete_after_sync", "done", "host_ip", "immediate",
+    __slots__ = ("conditions_built", "containers", "delete_after_sync", "done", "grace_period", "host_ip",
+                 "immediate",
                  "init_containers", "init_index", "jitters", "kill_at", "kill_code", "name", "namespace",
                  "node", "pod_ip", "readiness_gates", "regular_started", "restart_policy", "sandbox_ready",
                  "start_time", "stop_requested_at", "terminal", "terminating", "timers", "timings", "uid")
@@ -124,6 +125,9 @@ class PodWorker:
         self.jitters = jitters
         """Seeded extras for (pull, start, ready, exit, terminate), drawn once at admission."""
         self.restart_policy: str = spec.get("restartPolicy") or "Always"
+        grace = spec.get("terminationGracePeriodSeconds")
+        self.grace_period: int = 30 if grace is None else max(int(grace), 0)
+        """``terminationGracePeriodSeconds``: what a probe-failure kill waits before SIGKILL."""
         self.readiness_gates = [g.get("conditionType") for g in spec.get("readinessGates") or ()]
         init_specs = spec.get("initContainers") or ()
         default_reason = "PodInitializing" if init_specs else "ContainerCreating"

@@ -235,6 +235,24 @@ class ExitSpec(_Model):
         return math.isinf(self.after)
 
 
+class ProbeBehaviour(_Model):
+    """How one probe kind answers: it fails during the first ``failFor`` of every container run."""
+
+    fail_for: DurationOrNever
+
+
+class ProbeRules(_Model):
+    """``probes: {startup|readiness|liveness: {failFor: <duration>|never}}`` (see the kubelet's prober)."""
+
+    startup: ProbeBehaviour | None = None
+    readiness: ProbeBehaviour | None = None
+    liveness: ProbeBehaviour | None = None
+
+    def fail_for(self) -> dict[str, float]:
+        return {kind: rule.fail_for for kind in ("startup", "readiness", "liveness")
+                if (rule := getattr(self, kind)) is not None}
+
+
 class PodRule(_Model):
     """Timings for matching pods; unset fields fall through to the next matching rule."""
 
@@ -246,6 +264,7 @@ class PodRule(_Model):
     exit: ExitSpec | None = None
     terminate: Duration | None = None
     jitter: Duration | None = None
+    probes: ProbeRules | None = None
 
     @field_validator("exit", mode="before")
     @classmethod
@@ -257,7 +276,7 @@ class PodRule(_Model):
         return value
 
 
-_TIMING_FIELDS = ("schedule", "pull", "start", "ready", "exit", "terminate", "jitter")
+_TIMING_FIELDS = ("schedule", "pull", "start", "ready", "exit", "terminate", "jitter", "probes")
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +290,7 @@ class ResolvedPodRule:
     exit: ExitSpec | None = None
     terminate: float | None = None
     jitter: float | None = None
+    probes: ProbeRules | None = None
 
 
 def resolve_pod_rule(rules: list[PodRule], pod: PodIdentity) -> ResolvedPodRule:

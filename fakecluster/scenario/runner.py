@@ -222,6 +222,7 @@ class ScenarioRun:
             exit_code=rule.exit.code if rule.exit is not None else 0,
             terminate=rule.terminate or 0.0,
             jitter=rule.jitter or 0.0,
+            probe_fail_for=rule.probes.fail_for() if rule.probes is not None else {},
         )
 
     # ----------------------------------------------------------------- play

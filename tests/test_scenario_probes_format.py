@@ -1,0 +1,43 @@
+"""The ``probes:`` key of a pods rule: parsed, inherited like the other timing fields, resolved into the
+kubelet's ``probe_fail_for``, and bad input reported with file, line and field path."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from pathlib import Path
+
+from fakecluster.scenario.format import PodIdentity, resolve_pod_rule
+from tests.test_scenario_format import JOBSET, load_error, load_text
+
+
+def test_probes_parse_and_inherit(tmp_path: Path) -> None:
+    scenario = load_text(tmp_path, textwrap.dedent("""\
+        pods:
+          - match: {replicatedJob: node}
+            probes:
+              readiness: {failFor: 30s}
+              liveness: {failFor: never}
+          - match: {}
+            probes: {startup: {failFor: 1m}}
+        """) + JOBSET + "expect: [{happens: jobset Completed}]\n")
+    node = resolve_pod_rule(scenario.pods, PodIdentity(replicated_job="node"))
+    assert node.probes is not None and node.probes.fail_for() == {"readiness": 30.0, "liveness": math.inf}
+    launcher = resolve_pod_rule(scenario.pods, PodIdentity(replicated_job="launcher"))
+    assert launcher.probes is not None and launcher.probes.fail_for() == {"startup": 60.0}
+
+
+def test_unknown_probe_kind_and_bad_duration_are_load_errors(tmp_path: Path) -> None:
+    err = load_error(tmp_path, textwrap.dedent("""\
+        pods:
+          - match: {}
+            probes: {readyness: {failFor: 30s}}
+        """) + JOBSET + "expect: [{happens: jobset Completed}]\n")
+    want = "case.yaml:3: pods[0].probes.readyness: unknown key 'readyness' (did you mean 'readiness'?)"
+    assert want in str(err)
+    err = load_error(tmp_path, textwrap.dedent("""\
+        pods:
+          - match: {}
+            probes: {readiness: {failFor: soon}}
+        """) + JOBSET + "expect: [{happens: jobset Completed}]\n")
+    assert "pods[0].probes.readiness.failFor" in str(err)
