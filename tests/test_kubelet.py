@@ -650,3 +650,28 @@ def test_image_id_drops_tag_and_is_stable() -> None:
     assert image_id("registry.k8s.io/pause:3.9").startswith("registry.k8s.io/pause@sha256:")
     assert image_id("localhost:5000/app").startswith("localhost:5000/app@sha256:")
     assert image_id("busybox") == image_id("busybox") != image_id("busybox:1.36")
+
+
+# ------------------------------------------------------------------------------ activeDeadlineSeconds
+def test_pod_active_deadline_fails_the_pod_and_kills_its_containers() -> None:
+    cluster = make_cluster(PodTimings(pull=5, terminate=3))
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod(restartPolicy="Never", activeDeadlineSeconds=60,
+                                     containers=[container(command=SLEEP_FOREVER)]))
+    cluster.run(100)
+    # pkg/kubelet/active_deadline.go: 60 s after startTime (admission at 0 s), not after the start at 5 s.
+    assert rec.first("p", phase_is("Failed")) == 60.0
+    status = status_of(cluster)
+    assert (status["reason"], status["message"]) == (
+        "DeadlineExceeded", "Pod was active on the node longer than the specified deadline")
+    terminated = cstatus(status)["state"]["terminated"]
+    assert terminated["exitCode"] == 143  # SIGTERM honoured after 3 s, within the 30 s grace period
+    assert cluster.client().get("Pod", "default", "p")["status"]["phase"] == "Failed"
+
+
+def test_pod_without_active_deadline_keeps_running() -> None:
+    cluster = make_cluster(PodTimings())
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod(restartPolicy="Never", containers=[container(command=SLEEP_FOREVER)]))
+    cluster.run(1000)
+    assert rec.first("p", phase_is("Failed")) is None

@@ -63,6 +63,9 @@ MAX_CONTAINER_BACKOFF = 300.0
 """``MaxContainerBackOff``; an entry older than twice this is forgotten (``flowcontrol.Backoff``)."""
 DEFAULT_GRACE = 30
 SIGTERM_EXIT, SIGKILL_EXIT = 143, 137
+DEADLINE_EXCEEDED_REASON = "DeadlineExceeded"
+DEADLINE_EXCEEDED_MESSAGE = "Pod was active on the node longer than the specified deadline"
+"""``reason``/``message`` of ``pkg/kubelet/active_deadline.go``."""
 Step = Callable[..., None]
 
 
@@ -179,6 +182,8 @@ class Kubelet:
         if worker.done:
             return
         if (pod.get("status") or {}).get("phase") in TERMINAL_PHASES:
+            if worker.failed_reason is not None:
+                return  # this kubelet failed it (active deadline) and is stopping its containers
             worker.cancel_timers()  # someone else (PodGC, an evictor) made it terminal: it stays so
             worker.done = True
         elif meta.get("deletionTimestamp") is not None:
@@ -284,6 +289,8 @@ class Kubelet:
         worker.sandbox_ready = True
         timings = worker.timings
         self.prober.add_pod(worker, readiness_by_rule=timings.ready is not None)
+        if worker.active_deadline is not None:
+            self._after(worker, worker.timers, max(worker.active_deadline, 0.0), self._deadline_exceeded)
         delay = timings.pull + worker.jitters[0] + timings.start + worker.jitters[1]
         self._after(worker, worker.timers, delay, self._advance_init)
 
@@ -446,6 +453,32 @@ class Kubelet:
             c.state = TERMINATED
             c.terminated = {"exitCode": SIGKILL_EXIT, "reason": "ContainerStatusUnknown",
                             "message": UNKNOWN_MESSAGE, "startedAt": None, "finishedAt": None}
+
+    # ------------------------------------------------------------------ active deadline
+    def _deadline_exceeded(self, worker: PodWorker) -> None:
+        """``activeDeadlineHandler.ShouldEvict`` (``pkg/kubelet/active_deadline.go``): the pod has been
+        active on the node ``activeDeadlineSeconds`` since its ``startTime``. The status turns ``Failed``
+        with reason ``DeadlineExceeded`` at once, then the containers are killed with the pod's grace
+        period (SIGTERM honoured after ``terminate``, else SIGKILL) and the pod stays, Failed."""
+        if worker.terminal or worker.terminating:
+            return
+        worker.failed_reason = (DEADLINE_EXCEEDED_REASON, DEADLINE_EXCEEDED_MESSAGE)
+        worker.cancel_timers()
+        for c in worker.all_containers():
+            c.cancel_timers()
+        running = any(c.state == RUNNING for c in worker.all_containers())
+        stop = worker.timings.terminate + worker.jitters[4]
+        delay, code = (stop, SIGTERM_EXIT) if stop < worker.grace_period else \
+            (float(worker.grace_period), SIGKILL_EXIT)
+        self._after(worker, worker.timers, delay if running else 0.0, self._deadline_kill, code)
+
+    def _deadline_kill(self, worker: PodWorker, code: int) -> None:
+        for c in worker.all_containers():
+            self._settle(c, code, unknown_if_never_ran=True)
+        worker.cancel_timers()
+        worker.terminal = True
+        worker.sandbox_ready = False
+        worker.done = True
 
     # ------------------------------------------------------------------ deletion
     def _on_deletion(self, worker: PodWorker) -> None:

@@ -20,6 +20,7 @@ from fakecluster.apiserver.server import ApiServer
 from jobset.api.v1alpha2 import jobset_types as api
 from jobset.api.v1alpha2.crd import JobSetStrategy
 from jobset.features import FeatureGates
+from jobset.webhooks.apimachinery import invalid
 from jobset.webhooks.jobset_webhook.create import validate_create
 from jobset.webhooks.jobset_webhook.defaulting import default_jobset
 from jobset.webhooks.jobset_webhook.update import validate_update
@@ -29,6 +30,7 @@ from jobset.webhooks.pod_webhook import (
     PodWebhook,
     WebhookDenied,
 )
+from jobset.webhooks.unsupported import unsupported_features
 
 __all__ = ["MUTATING_WEBHOOK_NAME", "VALIDATING_WEBHOOK_NAME", "jobset_resource_type", "register",
            "register_pod_webhooks"]
@@ -78,6 +80,9 @@ def register(server: ApiServer, gates: FeatureGates, rng: random.Random) -> None
             validate_create(obj, gates, rng, lookup_pvc)
         elif operation == "UPDATE" and old is not None:
             validate_update(obj, old, gates)
+        refused = unsupported_features(obj, gates)
+        if refused:
+            raise invalid(api.KIND, api.GROUP, str((obj.get("metadata") or {}).get("name") or ""), refused)
 
     server.register_admission(api.KIND, MUTATING_WEBHOOK_NAME, mutating=mutate, operations=("CREATE",))
     server.register_admission(
