@@ -675,3 +675,38 @@ def test_pod_without_active_deadline_keeps_running() -> None:
     cluster.client().create(make_pod(restartPolicy="Never", containers=[container(command=SLEEP_FOREVER)]))
     cluster.run(1000)
     assert rec.first("p", phase_is("Failed")) is None
+
+
+# ------------------------------------------------------------------------------ image pull failures
+def waiting_of(pod: Obj) -> tuple[str | None, str | None]:
+    waiting = cstatus(pod["status"]).get("state", {}).get("waiting") or {}
+    return waiting.get("reason"), waiting.get("message")
+
+
+def test_failed_pulls_show_err_image_pull_then_image_pull_back_off_and_retry_with_back_off() -> None:
+    cluster = make_cluster(PodTimings(pull=2, start=1, pull_failures=3))
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod(containers=[container(command=SLEEP_FOREVER)]))
+    cluster.run(200)
+    reasons = lambda want: rec.first("p", lambda p: waiting_of(p)[0] == want)  # noqa: E731
+    # Attempt 1 fails at 2 s; the 10 s re-sync finds the 10 s back-off over: attempt 2 at 12 s fails at
+    # 14 s; re-sync at 24 s within its 20 s back-off: ImagePullBackOff until 34 s; attempt 3 fails at
+    # 36 s; back-off 40 s (ImagePullBackOff from 46 s) until 76 s; attempt 4 succeeds: running at 79 s.
+    assert reasons("ErrImagePull") == 2.0
+    assert reasons("ImagePullBackOff") == 24.0
+    assert rec.first("p", phase_is("Running")) == 79.0
+    at = {when: pod for when, _etype, pod in rec.events}
+    assert waiting_of(at[24.0])[1] == 'Back-off pulling image "busybox:1.36"'
+    assert waiting_of(at[2.0])[1] == (
+        'rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/library/busybox:1.36": '
+        'failed to resolve reference "docker.io/library/busybox:1.36": docker.io/library/busybox:1.36: '
+        'not found')
+
+
+def test_pull_that_always_fails_never_runs() -> None:
+    cluster = make_cluster(PodTimings(pull=1, pull_failures=math.inf))
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod(containers=[container(command=SLEEP_FOREVER)]))
+    cluster.run(3000)
+    assert rec.first("p", phase_is("Running")) is None
+    assert waiting_of({"status": status_of(cluster)})[0] in ("ErrImagePull", "ImagePullBackOff")

@@ -41,3 +41,21 @@ def test_unknown_probe_kind_and_bad_duration_are_load_errors(tmp_path: Path) -> 
             probes: {readiness: {failFor: soon}}
         """) + JOBSET + "expect: [{happens: jobset Completed}]\n")
     assert "pods[0].probes.readiness.failFor" in str(err)
+
+
+def test_pull_failures_parse_and_reject_bad_values(tmp_path: Path) -> None:
+    scenario = load_text(tmp_path, textwrap.dedent("""\
+        pods:
+          - match: {replicatedJob: node}
+            pullFailures: 2
+          - match: {}
+            pullFailures: always
+        """) + JOBSET + "expect: [{happens: jobset Completed}]\n")
+    assert resolve_pod_rule(scenario.pods, PodIdentity(replicated_job="node")).pull_failures == 2
+    assert resolve_pod_rule(scenario.pods, PodIdentity(replicated_job="launcher")).pull_failures == math.inf
+    err = load_error(tmp_path, textwrap.dedent("""\
+        pods:
+          - match: {}
+            pullFailures: -1
+        """) + JOBSET + "expect: [{happens: jobset Completed}]\n")
+    assert "case.yaml:3: pods[0].pullFailures" in str(err) and "non-negative integer or 'always'" in str(err)

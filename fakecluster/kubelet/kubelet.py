@@ -69,6 +69,21 @@ DEADLINE_EXCEEDED_MESSAGE = "Pod was active on the node longer than the specifie
 Step = Callable[..., None]
 
 
+def pull_error_message(image: str) -> str:
+    """containerd's answer for an image that cannot be resolved, as the kubelet reports it."""
+    first, _, rest = image.partition("/")
+    if not rest:
+        ref = f"docker.io/library/{image}"
+    elif "." in first or ":" in first or first == "localhost":
+        ref = image
+    else:
+        ref = f"docker.io/{image}"
+    if ":" not in ref.rsplit("/", 1)[-1] and "@" not in ref:
+        ref += ":latest"
+    return (f'rpc error: code = NotFound desc = failed to pull and unpack image "{ref}": '
+            f'failed to resolve reference "{ref}": {ref}: not found')
+
+
 def _noop(_worker: PodWorker) -> None:
     """A step that changes nothing: used to run queued steps and re-sync status."""
 
@@ -291,8 +306,51 @@ class Kubelet:
         self.prober.add_pod(worker, readiness_by_rule=timings.ready is not None)
         if worker.active_deadline is not None:
             self._after(worker, worker.timers, max(worker.active_deadline, 0.0), self._deadline_exceeded)
+        if timings.pull_failures > 0:
+            self._after(worker, worker.timers, timings.pull + worker.jitters[0], self._pull_failed, 1)
+            return
         delay = timings.pull + worker.jitters[0] + timings.start + worker.jitters[1]
         self._after(worker, worker.timers, delay, self._advance_init)
+
+    # ------------------------------------------------------------------ image pull failures
+    def _pulling(self, worker: PodWorker) -> list[ContainerRun]:
+        """The containers whose image the kubelet pulls first: the first init container, else all."""
+        return worker.init_containers[:1] if worker.init_containers else worker.containers
+
+    def _pull_failed(self, worker: PodWorker, attempt: int) -> None:
+        """Pull ``attempt`` failed (``pkg/kubelet/images/image_manager.go``: ``ErrImagePull``); the image
+        back-off (10 s doubling to 300 s, ``flowcontrol.Backoff``) starts now. The pod worker re-syncs
+        after ``backOffPeriod`` (10 s; its jitter is not modelled): within the back-off the container
+        shows ``ImagePullBackOff`` until it ends, after it the pull is retried at once."""
+        for c in self._pulling(worker):
+            c.waiting_reason = "ErrImagePull"
+            c.waiting_message = pull_error_message(c.image)
+        backoff = min(BACKOFF_BASE * 2 ** (attempt - 1), MAX_CONTAINER_BACKOFF)
+        self._after(worker, worker.timers, BACKOFF_BASE, self._pull_resync, attempt, self.clock.now + backoff)
+
+    def _pull_resync(self, worker: PodWorker, attempt: int, retry_at: float) -> None:
+        now = self.clock.now
+        if now >= retry_at:
+            self._pull_retry(worker, attempt)
+            return
+        for c in self._pulling(worker):
+            c.waiting_reason = "ImagePullBackOff"
+            c.waiting_message = f'Back-off pulling image "{c.image}"'
+        self._after(worker, worker.timers, retry_at - now, self._pull_retry, attempt)
+
+    def _pull_retry(self, worker: PodWorker, attempt: int) -> None:
+        timings = worker.timings
+        if attempt < timings.pull_failures:
+            self._after(worker, worker.timers, timings.pull, self._pull_failed, attempt + 1)
+            return
+        self._after(worker, worker.timers, timings.pull + timings.start, self._pulled)
+
+    def _pulled(self, worker: PodWorker) -> None:
+        """The pull finally succeeded: the containers start as after a first-time pull."""
+        default = "PodInitializing" if worker.init_containers else "ContainerCreating"
+        for c in self._pulling(worker):
+            c.waiting_reason, c.waiting_message = default, None
+        self._advance_init(worker)
 
     def _advance_init(self, worker: PodWorker) -> None:
         """Start init containers in order (a sidecar only has to be started, a regular one to have exited

@@ -35,6 +35,9 @@ class PodTimings:
     """After deletion: time the containers take to stop (capped by the grace period)."""
     jitter: float = 0.0
     """Each delay above gets a seeded random extra in [0, jitter]."""
+    pull_failures: float = 0
+    """How many image pulls fail (``ErrImagePull``, then ``ImagePullBackOff``) before one succeeds; each
+    attempt takes ``pull``; ``NEVER`` (inf): every pull fails."""
     probe_fail_for: Mapping[str, float] = field(default_factory=dict)
     """Per probe kind (``startup``, ``readiness``, ``liveness``): seconds from each container start during
     which that probe fails (``NEVER``: always); kinds not given always succeed

@@ -253,6 +253,18 @@ class ProbeRules(_Model):
                 if (rule := getattr(self, kind)) is not None}
 
 
+def _pull_failures(value: object) -> float:
+    """``pullFailures``: how many image pulls fail before one succeeds, or ``always``."""
+    if value == "always":
+        return NEVER
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"expected a non-negative integer or 'always', got {value!r}")
+    return float(value)
+
+
+PullFailures = Annotated[float, PlainValidator(_pull_failures)]
+
+
 class PodRule(_Model):
     """Timings for matching pods; unset fields fall through to the next matching rule."""
 
@@ -265,6 +277,7 @@ class PodRule(_Model):
     terminate: Duration | None = None
     jitter: Duration | None = None
     probes: ProbeRules | None = None
+    pull_failures: PullFailures | None = None
 
     @field_validator("exit", mode="before")
     @classmethod
@@ -276,7 +289,8 @@ class PodRule(_Model):
         return value
 
 
-_TIMING_FIELDS = ("schedule", "pull", "start", "ready", "exit", "terminate", "jitter", "probes")
+_TIMING_FIELDS = ("schedule", "pull", "start", "ready", "exit", "terminate", "jitter", "probes",
+                  "pull_failures")
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,6 +305,7 @@ class ResolvedPodRule:
     terminate: float | None = None
     jitter: float | None = None
     probes: ProbeRules | None = None
+    pull_failures: float | None = None
 
 
 def resolve_pod_rule(rules: list[PodRule], pod: PodIdentity) -> ResolvedPodRule:

@@ -223,6 +223,7 @@ class ScenarioRun:
             terminate=rule.terminate or 0.0,
             jitter=rule.jitter or 0.0,
             probe_fail_for=rule.probes.fail_for() if rule.probes is not None else {},
+            pull_failures=rule.pull_failures or 0,
         )
 
     # ----------------------------------------------------------------- play
