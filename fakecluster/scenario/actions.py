@@ -72,12 +72,22 @@ class ActionPlayer:
 
     def _fire(self, index: int, action: Action) -> None:
         where = f"actions[{index}] {action.verb} at {self.cluster.clock.now:g}s"
+        expected = action.rejected.message if action.rejected is not None else None
         try:
             self._apply(action)
         except ApiError as err:
-            self.errors.append(f"{self.path}: {where}: {err.message}")
+            if expected is None:
+                self.errors.append(f"{self.path}: {where}: {err.message}")
+            elif expected not in err.message:
+                self.errors.append(f"{self.path}: {where}: refused as expected, but the message "
+                                   f"{err.message!r} does not contain {expected!r}")
+            return
         except (LookupError, ValueError) as err:
             self.errors.append(f"{self.path}: {where}: {err.args[0]}")
+            return
+        if expected is not None:
+            self.errors.append(f"{self.path}: {where}: expected the API server to refuse it (a message "
+                               f"containing {expected!r}), but it was accepted")
 
     def _only_jobset(self, name: str | None) -> str:
         if name is not None:

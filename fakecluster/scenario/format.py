@@ -372,6 +372,12 @@ _VERBS = {
 }  # fmt: skip
 
 
+class RejectedAction(_Model):
+    """``rejected: {message: <substring>}`` on an action: the write must be refused."""
+
+    message: str
+
+
 class Action(_Model):
     """One intervention: ``at`` a time or ``when`` a milestone (+ ``after``), with exactly one verb."""
 
@@ -387,6 +393,8 @@ class Action(_Model):
     patch: Patch | None = None
     delete: ObjectTarget | None = None
     restart_controller: ControllerName | None = None
+    rejected: RejectedAction | None = None
+    """The API server must refuse the action, with a message containing ``rejected.message``."""
 
     @model_validator(mode="after")
     def _one_trigger_one_verb(self) -> Action:
