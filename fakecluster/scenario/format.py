@@ -449,7 +449,18 @@ class StateCheck(_Model):
 
 
 class EventsCheck(_Model):
-    contains: list[dict[str, Any]] = Field(min_length=1)
+    """Events of the JobSet, or with ``job:`` of that Job: ``contains`` in order (subsequence), items may
+    give ``count``; ``absent``: none may match."""
+
+    job: str | None = None
+    contains: list[dict[str, Any]] | None = Field(None, min_length=1)
+    absent: list[dict[str, Any]] | None = Field(None, min_length=1)
+
+    @model_validator(mode="after")
+    def _something(self) -> EventsCheck:
+        if self.contains is None and self.absent is None:
+            raise ValueError("give contains or absent (or both)")
+        return self
 
 
 class Rejected(_Model):

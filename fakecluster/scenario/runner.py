@@ -272,6 +272,7 @@ class ScenarioRun:
             final=final,
             snapshots=snapshots,
             events=self.recorder.events,
+            job_events=self.recorder.job_events,
             rejection="\n".join(self.rejections) or None,
             virtual_end=cluster.clock.now,
             seed=self.scenario.seed,
