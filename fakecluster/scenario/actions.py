@@ -137,8 +137,20 @@ class ActionPlayer:
                 kind,
                 self._namespace_for(action.delete.name),
                 action.delete.name,
-                propagation_policy="Background",
+                propagation_policy=action.delete.propagation_policy,
             )
+        elif verb == "create":
+            assert action.create is not None
+            manifest = dict(action.create)
+            if manifest.get("kind") == "JobSet":
+                manifest["kind"] = self.plugin.kind
+            self.client.create(manifest)
+        elif verb == "recoverNode":
+            assert action.recover_node is not None
+            self.cluster.node_lifecycle.recover_node(action.recover_node.node)
+        elif verb == "deleteNode":
+            assert action.delete_node is not None
+            self.client.delete("Node", "", action.delete_node.node)
         elif verb == "restartController":
             # The only valid value is the workload's controller (the format refuses any other name).
             self.controller = self.plugin.restart_controller(self.cluster, self.controller)

@@ -365,10 +365,17 @@ class FailNode(_Model):
     node: str
 
 
+class DeleteTarget(ObjectTarget):
+    """``delete``: the object, and how its dependents go (``kubectl delete --cascade``)."""
+
+    propagation_policy: Literal["Background", "Foreground", "Orphan"] = "Background"
+
+
 _VERBS = {
     "suspend": "suspend", "resume": "resume", "fail_pod": "failPod", "delete_pod": "deletePod",
     "evict_pod": "evictPod", "fail_node": "failNode", "patch": "patch", "delete": "delete",
-    "restart_controller": "restartController",
+    "restart_controller": "restartController", "recover_node": "recoverNode", "delete_node": "deleteNode",
+    "create": "create",
 }  # fmt: skip
 
 
@@ -390,8 +397,11 @@ class Action(_Model):
     delete_pod: PodTarget | None = None
     evict_pod: PodTarget | None = None
     fail_node: FailNode | None = None
+    recover_node: FailNode | None = None
+    delete_node: FailNode | None = None
     patch: Patch | None = None
-    delete: ObjectTarget | None = None
+    delete: DeleteTarget | None = None
+    create: Manifest | None = None
     restart_controller: ControllerName | None = None
     rejected: RejectedAction | None = None
     """The API server must refuse the action, with a message containing ``rejected.message``."""
@@ -579,11 +589,13 @@ class Scenario(_Model):
             return self
         known = [n for pool in self.cluster.nodes for n in pool.node_names()]
         for i, action in enumerate(self.actions):
-            if action.fail_node is not None and action.fail_node.node not in known:
-                raise FieldProblem(
-                    f"no node named '{action.fail_node.node}' (nodes: {', '.join(known) or 'none'})",
-                    f"actions[{i}].failNode.node",
-                )
+            for verb, target in (("failNode", action.fail_node), ("recoverNode", action.recover_node),
+                                 ("deleteNode", action.delete_node)):
+                if target is not None and target.node not in known:
+                    raise FieldProblem(
+                        f"no node named '{target.node}' (nodes: {', '.join(known) or 'none'})",
+                        f"actions[{i}].{verb}.node",
+                    )
         return self
 
     def manifests(self) -> list[dict[str, Any]]:
