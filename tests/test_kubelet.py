@@ -710,3 +710,14 @@ def test_pull_that_always_fails_never_runs() -> None:
     cluster.run(3000)
     assert rec.first("p", phase_is("Running")) is None
     assert waiting_of({"status": status_of(cluster)})[0] in ("ErrImagePull", "ImagePullBackOff")
+
+
+def test_exit_per_run_changes_between_container_restarts() -> None:
+    cluster = make_cluster(PodTimings(exit_after=5, exit_code=1, exit_runs=((5.0, 1), (30.0, 0))))
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod(restartPolicy="OnFailure",
+                                     containers=[container(command=SLEEP_FOREVER)]))
+    cluster.run(200)
+    # Run 1 exits 1 at 5 s and restarts at once; run 2 exits 0 after 30 s: the pod succeeds at 35 s.
+    assert rec.first("p", phase_is("Succeeded")) == 35.0
+    assert cstatus(status_of(cluster))["restartCount"] == 1

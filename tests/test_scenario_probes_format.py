@@ -59,3 +59,20 @@ def test_pull_failures_parse_and_reject_bad_values(tmp_path: Path) -> None:
             pullFailures: -1
         """) + JOBSET + "expect: [{happens: jobset Completed}]\n")
     assert "case.yaml:3: pods[0].pullFailures" in str(err) and "non-negative integer or 'always'" in str(err)
+
+
+def test_exit_per_run_parses_and_reports_the_item_path(tmp_path: Path) -> None:
+    scenario = load_text(tmp_path, textwrap.dedent("""\
+        pods:
+          - match: {}
+            exit: [{after: 5s, code: 1}, {after: 30s, code: 0}]
+        """) + JOBSET + "expect: [{happens: jobset Completed}]\n")
+    rule = resolve_pod_rule(scenario.pods, PodIdentity(replicated_job="node"))
+    assert rule.exit is not None and (rule.exit.after, rule.exit.code) == (5.0, 1)
+    assert [(r.after, r.code) for r in rule.exit.runs] == [(5.0, 1), (30.0, 0)]
+    err = load_error(tmp_path, textwrap.dedent("""\
+        pods:
+          - match: {}
+            exit: [{after: 5s, code: 1}, {after: 30s, kode: 0}]
+        """) + JOBSET + "expect: [{happens: jobset Completed}]\n")
+    assert "pods[0].exit[1].kode" in str(err)

@@ -399,8 +399,11 @@ class Kubelet:
             c.ready = c.started and not self.prober.has_probe(worker, c, READINESS)
             self.prober.container_run_started(worker, c)
         if c.role == REGULAR and timings.exit_after is not None:
-            self._after(worker, c.timers, timings.exit_after + jitters[3], self._container_exited,
-                        c, run, timings.exit_code)
+            exit_after, exit_code = timings.exit_after, timings.exit_code
+            if timings.exit_runs:
+                exit_after, exit_code = timings.exit_runs[min(c.restart_count, len(timings.exit_runs) - 1)]
+            self._after(worker, c.timers, exit_after + jitters[3], self._container_exited,
+                        c, run, exit_code)
             return
         outcome = command_outcome(c.spec)
         if outcome is None and c.role == INIT:

@@ -31,6 +31,9 @@ class PodTimings:
     exit_after: float | None = None
     """From running until the container exits; None: the command decides (``sleep N``), else never."""
     exit_code: int = 0
+    exit_runs: tuple[tuple[float, int], ...] = ()
+    """Per successive run of a container (its restart count), (exit_after, exit_code); the last entry
+    repeats. Empty: every run uses ``exit_after``/``exit_code``."""
     terminate: float = 0.0
     """After deletion: time the containers take to stop (capped by the grace period)."""
     jitter: float = 0.0

@@ -27,6 +27,7 @@ from pydantic import (
     PlainValidator,
     PrivateAttr,
     Strict,
+    ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -230,9 +231,36 @@ class ExitSpec(_Model):
     after: Duration = 0.0
     code: Int = 0
 
+    _runs: list[ExitSpec] = PrivateAttr(default_factory=list)
+
     @property
     def never(self) -> bool:
         return math.isinf(self.after)
+
+    @property
+    def runs(self) -> list[ExitSpec]:
+        """Per successive run, when the file gave a list; empty: this one exit for every run."""
+        return self._runs
+
+
+def _exit_runs(values: list[object]) -> ExitSpec:
+    """``exit: [{after, code}, ...]``: validated item by item, with the item's path in errors."""
+    if not values:
+        raise ValueError("expected at least one {after: <duration>, code: <int>} for the runs")
+    runs = []
+    for i, value in enumerate(values):
+        if value == "never":
+            runs.append(ExitSpec.model_construct(after=NEVER, code=0))
+            continue
+        try:
+            runs.append(ExitSpec.model_validate(value))
+        except ValidationError as err:
+            first = err.errors()[0]
+            loc = "".join(f".{part}" if isinstance(part, str) else f"[{part}]" for part in first["loc"])
+            raise FieldProblem(first["msg"], f"[{i}]{loc}") from None
+    spec = ExitSpec.model_construct(after=runs[0].after, code=runs[0].code)
+    spec._runs = runs
+    return spec
 
 
 class ProbeBehaviour(_Model):
@@ -274,6 +302,8 @@ class PodRule(_Model):
     start: Duration | None = None
     ready: DurationOrNever | None = None
     exit: ExitSpec | None = None
+    """One exit for every run of the container, or a list: one per successive run (its restarts), the
+    last repeating (kept in :attr:`ExitSpec.runs`)."""
     terminate: Duration | None = None
     jitter: Duration | None = None
     probes: ProbeRules | None = None
@@ -286,6 +316,8 @@ class PodRule(_Model):
             return ExitSpec.model_construct(after=NEVER, code=0)
         if isinstance(value, str):
             raise ValueError(f"expected {{after: <duration>, code: <int>}} or 'never', got {value!r}")
+        if isinstance(value, list):
+            return _exit_runs(value)
         return value
 
 
