@@ -14,7 +14,7 @@ from typing import Any
 from fakecluster.api.job_validation import validate_job_spec
 from fakecluster.api.objects import Obj
 from fakecluster.apiserver.errors import FieldError
-from fakecluster.apiserver.priority import admit_priority
+from fakecluster.apiserver.priority import priority_admission, priority_class_type
 from fakecluster.apiserver.resources import ResourceType, Strategy
 from fakecluster.apiserver.server import ApiServer
 
@@ -341,8 +341,10 @@ def register_builtin(server: ApiServer) -> None:
         ResourceType("Pod", "v1", "pods", model=_model("fakecluster.api.core", "Pod"), strategy=PodStrategy(),
                      stored_valid=True)
     )
-    server.register_admission("Pod", "Priority", mutating=admit_priority, operations=("CREATE",),
-                              keeps_schema_valid=True, copies_on_write=True)
+    server.register(priority_class_type())
+    server.register_admission("Pod", "Priority", operations=("CREATE",), keeps_schema_valid=True,
+                              copies_on_write=True, in_tree=True,
+                              mutating=priority_admission(lambda: server.list("PriorityClass")))
     server.register_admission("Pod", "DefaultTolerationSeconds", mutating=default_toleration_seconds,
                               operations=("CREATE", "UPDATE"), keeps_schema_valid=True, copies_on_write=True)
     server.register(
