@@ -21,7 +21,9 @@ admission, not from the container's start. ``doProbe`` per tick:
 whenever a started container is not ready yet and the pod's status is generated: when the container
 starts running and when its startup probe succeeds; those extra probes do not move the ticks.
 
-Whether one probe succeeds is :func:`probe_succeeds`, one small function, so a network-aware emulation
+Not emulated: the random initial sleep (up to one period) a worker takes when the kubelet itself has
+just started, probe timeouts, and the ``Unhealthy`` events. Whether one probe succeeds is
+:func:`probe_succeeds`, one small function, so a network-aware emulation
 can make tcpSocket/httpGet probes follow a program's listening state without touching the workers.
 """
 

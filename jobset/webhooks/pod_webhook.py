@@ -16,6 +16,8 @@ node-selector exclusive-placement strategy (``alpha.jobset.sigs.k8s.io/node-sele
   are controlled by the same Job) is not scheduled. The Job controller sees the refusal as a failed
   create and retries with its back-off: the "expected, transient error" of the message.
 
+The leader and its Node are read from the API server directly (upstream reads the manager's cache, so
+with ``cluster.informerLag`` the fake's webhook sees a leader's binding earlier than a lagging cache would).
 A plain ``fmt.Errorf`` from either hook reaches the client as controller-runtime's ``admission.Denied``:
 403 Forbidden with the error text as message; an API error (the leader's Node not found) passes through.
 """
