@@ -40,12 +40,17 @@ class JobSetWorkload:
 
     def _start(self, cluster: Cluster, gates: Any, latency: float) -> Any:
         from jobset.controller import JobSetController
+        from jobset.controller.pod_controller import PodController
 
         client = cluster.client("jobset-controller")
-        return JobSetController(client, cluster.clock, gates=gates, latency=latency)
+        controller: Any = JobSetController(client, cluster.clock, gates=gates, latency=latency)
+        # The pod controller runs in the same manager process, on the same client and cache.
+        controller.pod_controller = PodController(client, cluster.clock, latency=latency)
+        return controller
 
     def restart_controller(self, cluster: Cluster, controller: Any) -> Any:
         """A crashed process keeps nothing: a new controller with the same gates and latency."""
+        controller.pod_controller.stop()
         controller.stop()
         return self._start(cluster, controller.gates, controller.controller.latency)
 

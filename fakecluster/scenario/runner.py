@@ -352,15 +352,20 @@ class ScenarioRun:
 
     def _resolve(self, identity: PodIdentity) -> PodTimings:
         rule = resolve_pod_rule(self.scenario.pods, identity)
+        first = rule.exit
+        runs = first.runs if first is not None else []
         return PodTimings(
             schedule=rule.schedule or 0.0,
             pull=rule.pull or 0.0,
             start=rule.start or 0.0,
             ready=rule.ready,
-            exit_after=rule.exit.after if rule.exit is not None else None,
-            exit_code=rule.exit.code if rule.exit is not None else 0,
+            exit_after=first.after if first is not None else None,
+            exit_code=first.code if first is not None else 0,
+            exit_runs=tuple((e.after, e.code) for e in runs) if runs else (),
             terminate=rule.terminate or 0.0,
             jitter=rule.jitter or 0.0,
+            probe_fail_for=rule.probes.fail_for() if rule.probes is not None else {},
+            pull_failures=rule.pull_failures or 0,
         )
 
     # ----------------------------------------------------------------- play
@@ -425,6 +430,7 @@ class ScenarioRun:
             final=final,
             snapshots=snapshots,
             events=events,
+            job_events=list(self.recorder.job_events),
             rejection="\n".join(self.rejections) or None,
             virtual_end=virtual_end,
             seed=self.scenario.seed,
