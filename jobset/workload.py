@@ -11,6 +11,7 @@ from typing import Any
 
 from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster
+from fakecluster.invariants import Invariant
 from fakecluster.workload_plugin import GroupShape, Slot
 
 JOBSET_NAME_KEY = "jobset.sigs.k8s.io/jobset-name"
@@ -80,6 +81,11 @@ class JobSetWorkload:
 
     def current_attempt(self, workload_obj: Obj) -> int:
         return int((workload_obj.get("status") or {}).get("restarts") or 0)
+
+    def invariants(self) -> list[Invariant]:
+        from jobset.invariants import jobset_invariants
+
+        return jobset_invariants()
 
 
 plugin = JobSetWorkload()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import math
 import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from fakecluster import wallclock_freeze as wallclock
 from fakecluster.api.objects import Obj
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
+from fakecluster.invariants import InvariantMonitor, kubernetes_invariants
 from fakecluster.kubelet.pod_timings import PodTimings
 from fakecluster.scenario.actions import ActionPlayer
 from fakecluster.scenario.errors import ScenarioError
@@ -79,7 +81,9 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
     return files, missing
 
 
-def run_scenario(path: Path, *, plugin: WorkloadPlugin | None = None) -> ScenarioOutcome:
+def run_scenario(
+    path: Path, *, plugin: WorkloadPlugin | None = None, invariants: bool | None = None
+) -> ScenarioOutcome:
     """Load, play and check one file. Bad input becomes a failed outcome with a one-line error."""
     started = wallclock.real_perf_counter()
     try:
@@ -98,7 +102,7 @@ def run_scenario(path: Path, *, plugin: WorkloadPlugin | None = None) -> Scenari
     gc_was_enabled = gc.isenabled()
     gc.disable()  # the cyclic collector rescans the whole (acyclic) object graph: superlinear in pods
     try:
-        run = ScenarioRun(scenario, path, plugin)
+        run = ScenarioRun(scenario, path, plugin, invariants=invariants)
         with wallclock.virtual_time():
             outcome = run.play()
     except ScenarioError as err:
@@ -135,7 +139,10 @@ def run_scenario(path: Path, *, plugin: WorkloadPlugin | None = None) -> Scenari
 class ScenarioRun:
     """One play of a scenario: the cluster, the recorder, the actions and the snapshots."""
 
-    def __init__(self, scenario: Scenario, path: Path, plugin: WorkloadPlugin) -> None:
+    def __init__(
+        self, scenario: Scenario, path: Path, plugin: WorkloadPlugin, *, invariants: bool | None = None
+    ) -> None:
+        self.invariants = invariants
         self.scenario = scenario
         self.path = path
         self.plugin = plugin
@@ -227,13 +234,21 @@ class ScenarioRun:
     # ----------------------------------------------------------------- play
     def play(self) -> ScenarioOutcome:
         cluster = Cluster(self.scenario.seed, self._config())
-        cluster.clock.on_advance = wallclock.move_to
         wallclock.move_to(0.0)
         self.cluster = cluster
         self.client = cluster.client("scenario")
         controller = self.plugin.install(
             cluster, dict(self.scenario.cluster.feature_gates), latency=self.scenario.cluster.latency.jobset
         )
+        monitor = self._monitor(cluster)
+        if monitor is None:
+            cluster.clock.on_advance = wallclock.move_to
+        else:
+            def on_advance(when: float) -> None:
+                wallclock.move_to(when)
+                monitor.on_advance(when)
+
+            cluster.clock.on_advance = on_advance
         self.recorder = TraceRecorder(cluster, self.plugin)
         self.actions = ActionPlayer(
             cluster,
@@ -265,6 +280,8 @@ class ScenarioRun:
         if cluster.run(until):
             cluster.clock.advance_to(until)  # stopped by `until`, not by quiescence: the run ends at `until`
         final = self._snapshot(cluster.clock.now)
+        if monitor is not None:
+            monitor.finish()
         result = RunResult(
             trace=self.recorder.trace,
             final=final,
@@ -276,12 +293,13 @@ class ScenarioRun:
         )
         failures = check(self.scenario, result, shapes=self.shapes)
         action_errors = self.actions.errors
-        messages = [f.summary for f in failures] + action_errors
+        violations = [str(v) for v in monitor.violations] if monitor is not None else []
+        messages = [f.summary for f in failures] + action_errors + violations
         report = ""
         if messages:
             report = render_failure(self.scenario, result, failures, self.shapes)
-            if action_errors:
-                report = "\n".join(action_errors) + "\n" + report
+            if action_errors or violations:
+                report = "\n".join(action_errors + violations) + "\n" + report
         digest = hashlib.sha256(
             (trace_digest(result.trace) + self.recorder.write_digest()).encode()
         ).hexdigest()
@@ -296,6 +314,27 @@ class ScenarioRun:
             digest=digest,
             events_run=cluster.clock.events_run,
             trace=result.trace,
+        )
+
+    def _monitor(self, cluster: Cluster) -> InvariantMonitor | None:
+        """Invariants are on unless the scenario (``cluster.invariants: false``) or the caller turns them
+        off; they only read, so the trace is the same either way."""
+        enabled = self.invariants if self.invariants is not None else self.scenario.cluster.invariants
+        if not enabled:
+            return None
+        plugin_invariants = getattr(self.plugin, "invariants", None)
+        workload = plugin_invariants() if callable(plugin_invariants) else []
+        spec = self.scenario.cluster
+        latencies = spec.latency.model_dump()
+        # "quiet" must outlast every reaction still on its way: the Job controller's 1 s batching plus
+        # each configured controller latency and the informer lag.
+        window = 1.0 + sum(v for v in latencies.values() if isinstance(v, (int, float))) + spec.informer_lag
+        if spec.faults.conflict_rate > 0:
+            # a Conflict is retried after a rate-limited back-off of any length: quiet only when nothing
+            # at all is left to run
+            window = math.inf
+        return InvariantMonitor(
+            cluster.server, cluster.clock, [*kubernetes_invariants(), *workload], quiet_window=window
         )
 
     def _manifest_path(self, index: int) -> str:
