@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from fakecluster.explore import command as explore_command
 from fakecluster.scenario.runner import ScenarioOutcome, discover, run_scenario
 
 
@@ -25,7 +26,10 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("paths", nargs="+", type=Path)
     run.add_argument("--json", type=Path, help="write one JSON record per scenario to this file")
     run.add_argument("-q", "--quiet", action="store_true", help="print failures' reports only")
+    explore_command.add_parser(sub)
     args = parser.parse_args(argv)
+    if args.command == "explore":
+        return explore_command.run(args)
 
     files, missing = discover(args.paths)
     outcomes: list[ScenarioOutcome] = []

@@ -82,6 +82,12 @@ class JobSetWorkload:
     def current_attempt(self, workload_obj: Obj) -> int:
         return int((workload_obj.get("status") or {}).get("restarts") or 0)
 
+    def scenario_strategy(self) -> Any:
+        """Hypothesis strategy of whole scenario files for ``fakecluster explore`` (:mod:`jobset.explore`)."""
+        from jobset.explore import scenarios
+
+        return scenarios()
+
     def invariants(self) -> list[Invariant]:
         from jobset.invariants import jobset_invariants
 
