@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import heapq
+import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -36,7 +37,9 @@ class Timer:
 class Clock:
     """The single source of time for a run, and its event queue."""
 
-    __slots__ = ("_heap", "_now", "_seq", "_stopped", "events_run", "on_advance")
+    __slots__ = (
+        "_heap", "_now", "_seq", "_stopped", "events_run", "next_checkpoint", "on_advance", "on_checkpoint",
+    )  # fmt: skip
 
     def __init__(self) -> None:
         self._now = 0.0
@@ -46,6 +49,10 @@ class Clock:
         self.events_run = 0
         self.on_advance: Callable[[float], None] | None = None
         """Called whenever virtual time moves forward (used to keep freezegun on virtual time)."""
+        self.next_checkpoint = sys.maxsize
+        self.on_checkpoint: Callable[[], None] | None = None
+        """Called before the event that would make ``events_run`` pass ``next_checkpoint`` (the runner's
+        budget, :mod:`fakecluster.scenario.limits`: it may raise to end the run, or move the mark on)."""
 
     @property
     def now(self) -> float:
@@ -86,6 +93,12 @@ class Clock:
             heapq.heappop(heap)
         return heap[0][0] if heap else None
 
+    def upcoming(self, limit: int) -> list[Timer]:
+        """The next ``limit`` live timers in the order they will run (for the stuck diagnosis; a scan
+        of the whole queue, so never call it per event)."""
+        live = [entry for entry in self._heap if not entry[2].cancelled]
+        return [timer for _, _, timer in heapq.nsmallest(limit, live)]
+
     def stop(self) -> None:
         """Make :meth:`run` return after the current event."""
         self._stopped = True
@@ -106,6 +119,8 @@ class Clock:
                 continue
             if when > until:
                 return True
+            if self.events_run >= self.next_checkpoint and self.on_checkpoint is not None:
+                self.on_checkpoint()
             pop(heap)
             if when > self._now:
                 self._now = when

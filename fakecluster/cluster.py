@@ -60,12 +60,15 @@ class ClusterConfig:
     informer_lag: float = 0.0
     """Seconds by which the controllers' reads and watch events trail the API server
     (:mod:`fakecluster.client.informer`); 0 reads the store directly."""
+    endpoint_slice_latency: float = 0.0
+    """``cluster.latency.endpointSlice``: pod/Service change -> EndpointSlice written (the batch period)."""
 
 
 class Cluster:
     """A running fake cluster. Workload plugins add their kinds and controllers after construction."""
 
     def __init__(self, seed: int = 0, config: ClusterConfig | None = None) -> None:
+        from fakecluster.controllers.endpointslice import EndpointSliceController
         from fakecluster.controllers.job.job_controller import JobController
         from fakecluster.controllers.node_lifecycle import NodeLifecycleController
         from fakecluster.controllers.podgc import PodGC
@@ -80,6 +83,7 @@ class Cluster:
         self.fault_stats = FaultStats()
         self._fault_rngs: dict[str, random.Random] = {}
         register_builtin(self.server)
+        self.server.resource("EndpointSlice").rng = self.rng("apiserver/endpointslices")
         self.gc = GarbageCollector(self.clock, self.server, latency=self.config.gc_latency)
         for pool in self.config.nodes:
             self._add_pool(pool)
@@ -89,6 +93,7 @@ class Cluster:
         self.node_lifecycle = NodeLifecycleController(self)
         self.pod_gc = PodGC(self)
         self.ttl_after_finished_controller = TTLAfterFinishedController(self)
+        self.endpoint_slice_controller = EndpointSliceController(self)
 
     def rng(self, component: str) -> random.Random:
         return random.Random(f"{self.seed}/{component}")

@@ -21,6 +21,20 @@ BACKOFF_BASE = 0.005
 BACKOFF_MAX = 1000.0
 
 
+def capped_backoff(base: float, failures: int, cap: float) -> float:
+    """``base * 2**failures`` limited to ``cap``, computed without overflowing.
+
+    client-go's ``ItemExponentialFailureRateLimiter.When`` (``util/workqueue/default_rate_limiters.go``)
+    checks ``exp > 62`` / ``backoff > MaxInt64`` before multiplying for the same reason: after ~1,024
+    consecutive failures (``conflictRate: 1.0`` over a long run) ``2**failures`` no longer fits a float.
+    """
+    if base <= 0 or failures < 0:
+        return min(max(base, 0.0), cap)
+    if failures >= 64 or base * (2**failures) >= cap:
+        return cap
+    return base * (2**failures)
+
+
 @dataclass(slots=True)
 class ReconcileStats:
     reconciles: int = 0
@@ -79,7 +93,8 @@ class Controller:
                 self.stats.last_errors.append(f"{self.clock.now:.3f}s {key}: {err.message}")
             failures = self._failures.get(key, 0)
             self._failures[key] = failures + 1
-            self.enqueue(key, after=min(self.backoff_base * (2**failures), self.backoff_max) - self.latency)
+            delay = capped_backoff(self.backoff_base, failures, self.backoff_max)
+            self.enqueue(key, after=delay - self.latency)
             return
         self._failures.pop(key, None)
         if requeue_after is not None and requeue_after >= 0:

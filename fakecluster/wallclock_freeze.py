@@ -90,5 +90,6 @@ def move_to(virtual_seconds: float) -> None:
 
 
 def real_perf_counter() -> float:
-    """Wall-clock seconds for reporting how long a run took (never used to drive the cluster)."""
+    """Wall-clock seconds for reporting how long a run took and for ending a run past its wall-clock
+    budget (:mod:`fakecluster.scenario.limits`); never used to drive the cluster."""
     return float(freezegun_api.real_perf_counter())  # wall-clock-ok

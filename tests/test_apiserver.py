@@ -614,12 +614,18 @@ def test_pod_and_object_meta_schemas_check_each_field_on_its_own() -> None:
 def test_a_pod_patch_that_keeps_the_spec_reports_schema_errors_as_a_full_validation_does() -> None:
     _, server = make_server()
     server.create(pod("p"))
-    patch = {"metadata": {"labels": {"app": 7}, "finalizers": ["x", 1]}}
+    patch = {"metadata": {"labels": {"app": "ok"}, "ownerReferences": [{"apiVersion": "v1", "kind": "X"}]}}
     merged = merge_patch(server.get("Pod", "default", "p"), patch)
     expected = validate_model(Pod, {k: v for k, v in merged.items() if k != "status"})[1]
     assert len(expected) == 2
     err = raises(lambda: server.patch("Pod", "default", "p", patch))
     assert err.message == errors.Invalid("Pod", "", "p", expected).message
+    # A metadata field of the wrong type fails decoding first, as the real API server's JSON decoder does.
+    err = raises(lambda: server.patch("Pod", "default", "p", {"metadata": {"labels": {"app": 7}}}))
+    assert err.code == 400
+    assert err.message == (
+        "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string"
+    )
     err = raises(lambda: server.patch("Pod", "default", "p", {"spec": {"activeDeadlineSeconds": "soon"}}))
     assert "spec.activeDeadlineSeconds" in err.message
 

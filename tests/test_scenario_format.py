@@ -212,6 +212,7 @@ def test_name_defaults_to_file_stem_and_can_be_given(tmp_path: Path) -> None:
 
 
 def test_manifest_from_file_relative_to_scenario(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("")  # the tree root: references may reach up to it
     (tmp_path / "manifests").mkdir()
     (tmp_path / "manifests" / "js.yaml").write_text("kind: JobSet\nmetadata: {name: from-file}\n")
     (tmp_path / "sub").mkdir()

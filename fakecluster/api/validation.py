@@ -35,7 +35,12 @@ from pydantic import BaseModel, ValidationError
 from fakecluster.api.base import QUANTITY_PATTERN
 from fakecluster.apiserver.errors import FieldError
 
-__all__ = ["dump", "validate_model"]
+__all__ = [
+    "INT32_MAX", "INT32_MIN", "STANDARD_RESOURCES", "dump", "inclusive_range_error", "is_dns1035_label",
+    "is_dns1123_label", "is_dns1123_subdomain", "is_in_range", "is_qualified_name", "is_valid_label_value",
+    "max_len_error", "regex_error", "validate_model", "validate_resource_name",
+    "validate_resource_quantity_value",
+]  # fmt: skip
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -240,3 +245,186 @@ def _is_model(node: Any) -> bool:
 @cache
 def _fields_by_alias(model: type[BaseModel]) -> dict[str, Any]:
     return {(info.alias or name): info.annotation for name, info in model.model_fields.items()}
+
+
+# ---------------------------------------------------------------- apimachinery's generic validators
+#
+# Ported message for message from ``staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go``
+# (DNS names, ``MaxLenError``, ``RegexError``, ``InclusiveRangeError``), its label-key and label-value
+# twins in ``staging/src/k8s.io/apimachinery/pkg/api/validate/content/kube.go``, and the resource-name and
+# quantity rules of ``pkg/apis/core/validation/validation.go`` (``validateResourceName``,
+# ``ValidateResourceQuantityValue``) with ``pkg/apis/core/helper/helpers.go``'s standard resources. Each
+# returns the list of detail strings Go returns (empty: valid), so callers wrap them in ``FieldError``s
+# with their own paths, as ``field.Invalid(fldPath, value, msg)`` does upstream. Regexes are anchored with
+# ``fullmatch`` and ASCII-only, as Go's RE2 classes are.
+
+_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_LABEL_MSG = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start"
+    " and end with an alphanumeric character"
+)
+_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
+_DNS1123_SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and"
+    " must start and end with an alphanumeric character"
+)
+_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_DNS1035_LABEL_MSG = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic"
+    " character, and end with an alphanumeric character"
+)
+_LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_LABEL_KEY_MSG = (
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric"
+    " character"
+)
+_LABEL_KEY_EXAMPLES = ("MyName", "my.name", "123-abc")
+_LABEL_VALUE_FMT = "(" + _LABEL_KEY_FMT + ")?"
+_LABEL_VALUE_MSG = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must"
+    " start and end with an alphanumeric character"
+)
+_RE_DNS1123_LABEL = re.compile(_DNS1123_LABEL_FMT, re.ASCII)
+_RE_DNS1123_SUBDOMAIN = re.compile(_DNS1123_SUBDOMAIN_FMT, re.ASCII)
+_RE_DNS1035_LABEL = re.compile(_DNS1035_LABEL_FMT, re.ASCII)
+_RE_LABEL_KEY = re.compile(_LABEL_KEY_FMT, re.ASCII)
+_RE_LABEL_VALUE = re.compile(_LABEL_VALUE_FMT, re.ASCII)
+
+DNS1123_LABEL_MAX_LENGTH = 63
+DNS1123_SUBDOMAIN_MAX_LENGTH = 253
+DNS1035_LABEL_MAX_LENGTH = 63
+LABEL_VALUE_MAX_LENGTH = 63
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
+STANDARD_RESOURCES = frozenset({
+    "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
+    "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services",
+    "replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims", "storage",
+    "requests.storage", "services.nodeports", "services.loadbalancers",
+})  # fmt: skip
+"""``standardResources`` (``pkg/apis/core/helper/helpers.go``)."""
+_INTEGER_RESOURCES = frozenset({
+    "pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
+    "persistentvolumeclaims", "services.nodeports", "services.loadbalancers",
+})  # fmt: skip
+
+
+def max_len_error(length: int) -> str:
+    """``MaxLenError``."""
+    return f"must be no more than {length} characters"
+
+
+def regex_error(message: str, fmt: str, *examples: str) -> str:
+    """``RegexError``: the message, the examples and the regex, worded as upstream."""
+    if not examples:
+        return f"{message} (regex used for validation is '{fmt}')"
+    shown = " or ".join(f"'{e}', " for e in examples)
+    return f"{message} (e.g. {shown}regex used for validation is '{fmt}')"
+
+
+def inclusive_range_error(low: int, high: int) -> str:
+    """``InclusiveRangeError``."""
+    return f"must be between {low} and {high}, inclusive"
+
+
+def is_dns1123_label(value: str) -> list[str]:
+    """``IsDNS1123Label`` (namespace names, ``NameIsDNSLabel``)."""
+    errs = []
+    if len(value) > DNS1123_LABEL_MAX_LENGTH:
+        errs.append(max_len_error(DNS1123_LABEL_MAX_LENGTH))
+    if not _RE_DNS1123_LABEL.fullmatch(value):
+        if _RE_DNS1123_SUBDOMAIN.fullmatch(value):
+            errs.append("must not contain dots")
+        else:
+            errs.append(regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
+    return errs
+
+
+def is_dns1123_subdomain(value: str) -> list[str]:
+    """``IsDNS1123Subdomain`` (most object names, node names, label-key prefixes)."""
+    errs = []
+    if len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+        errs.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
+    if not _RE_DNS1123_SUBDOMAIN.fullmatch(value):
+        errs.append(regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
+    return errs
+
+
+def is_dns1035_label(value: str) -> list[str]:
+    """``IsDNS1035Label`` (Service names, ``NameIsDNS1035Label``)."""
+    errs = []
+    if len(value) > DNS1035_LABEL_MAX_LENGTH:
+        errs.append(max_len_error(DNS1035_LABEL_MAX_LENGTH))
+    if not _RE_DNS1035_LABEL.fullmatch(value):
+        errs.append(regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
+    return errs
+
+
+def is_qualified_name(value: str) -> list[str]:
+    """``IsQualifiedName`` / ``IsLabelKey``: ``[prefix/]name``, the prefix a DNS-1123 subdomain."""
+    errs: list[str] = []
+    parts = value.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errs.append("prefix part must be non-empty")
+        else:
+            errs.extend(f"prefix part {m}" for m in is_dns1123_subdomain(prefix))
+    else:
+        return [
+            "a valid label key "
+            + regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, *_LABEL_KEY_EXAMPLES)
+            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        ]
+    if not name:
+        errs.append("name part must be non-empty")
+    elif len(name) > 63:
+        errs.append("name part " + max_len_error(63))
+    if not _RE_LABEL_KEY.fullmatch(name):
+        errs.append("name part " + regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, *_LABEL_KEY_EXAMPLES))
+    return errs
+
+
+def is_valid_label_value(value: str) -> list[str]:
+    """``IsValidLabelValue`` / ``IsLabelValue``."""
+    errs = []
+    if len(value) > LABEL_VALUE_MAX_LENGTH:
+        errs.append(max_len_error(LABEL_VALUE_MAX_LENGTH))
+    if not _RE_LABEL_VALUE.fullmatch(value):
+        errs.append(regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
+    return errs
+
+
+def is_in_range(value: int, low: int, high: int) -> list[str]:
+    """``IsInRange`` (int32 fields use ``INT32_MIN``..``INT32_MAX``, exit codes 0..255)."""
+    return [] if low <= value <= high else [inclusive_range_error(low, high)]
+
+
+def validate_resource_name(name: str) -> list[str]:
+    """``validateResourceName``: a qualified name; without a ``/`` prefix it must be a standard resource
+    (``hugepages-<size>`` included, as ``validateNodeResourceName`` accepts for node capacity)."""
+    errs = is_qualified_name(name)
+    if errs:
+        return errs
+    if "/" not in name and name not in STANDARD_RESOURCES and not name.startswith("hugepages-"):
+        return ["must be a standard resource type or fully qualified"]
+    return []
+
+
+def validate_resource_quantity_value(name: str, value: str | int | float) -> list[str]:
+    """``ValidateResourceQuantityValue``: parseable, ``>= 0``, whole for integer resources (``pods`` and
+    extended resources such as ``nvidia.com/gpu``)."""
+    from fakecluster.api.quantity import parse_quantity
+
+    try:
+        amount = parse_quantity(value)
+    except ValueError as exc:
+        return [str(exc)]
+    if amount < 0:
+        return ["must be greater than or equal to 0"]
+    extended = "/" in name and not name.startswith(("kubernetes.io/", "requests."))
+    if (name in _INTEGER_RESOURCES or extended) and amount.denominator != 1:
+        return ["must be an integer"]
+    return []

@@ -425,5 +425,6 @@ def register_builtin(server: ApiServer) -> None:
             "endpointslices",
             status_subresource=False,
             generation="none",
+            model=_model("fakecluster.api.discovery", "EndpointSlice"),
         )
     )

@@ -74,6 +74,10 @@ class ResourceType:
     create-time defaults only add values the schema accepts, and the server itself only sets metadata
     fields of the types ``ObjectMeta`` declares (name, namespace, uid, timestamps, generation,
     resourceVersion, deletion grace, finalizers). See :meth:`schema_errors`."""
+    rng: Any = None
+    """A ``random.Random`` of this kind's own for uids (None: the server's). Kinds added later
+    (EndpointSlices) draw from their own stream, so they never shift the uids of the kinds that were
+    there before."""
 
     @property
     def group(self) -> str:

@@ -26,6 +26,16 @@ from fakecluster.api.objects import Obj, clone, merge_patch
 from fakecluster.apiserver import errors
 from fakecluster.apiserver.errors import ApiError, FieldError
 from fakecluster.apiserver.eviction import evict_pod
+from fakecluster.apiserver.metadata_checks import (
+    MAX_GRACE_PERIOD_SECONDS,
+    SPECIAL_NAME_KINDS,
+    check_delete_options,
+    check_metadata_types,
+    job_name_errors,
+    label_errors,
+    name_errors,
+    namespace_errors,
+)
 from fakecluster.apiserver.resources import ResourceType
 from fakecluster.apiserver.selectors import Selector, as_selector
 from fakecluster.clock import Clock, parse_rfc3339, rfc3339
@@ -133,6 +143,7 @@ class ApiServer:
         self._dispatching = False
         self._rv = 0
         self.writes = 0
+        self._valid_namespaces: set[str] = set()
 
     # ------------------------------------------------------------------ registration
     def register(self, rtype: ResourceType) -> None:
@@ -322,10 +333,13 @@ class ApiServer:
           copies only the object and its metadata instead of deep-copying it.
 
         Everything else (names, owner references, strategy validation, admission) runs as always."""
+        if not isinstance(obj, dict):
+            raise errors.BadRequest("the request body must be a JSON object")
         kind = obj.get("kind")
         if not isinstance(kind, str):
             raise errors.BadRequest("Object 'Kind' is missing in the request body")
         rtype = self.resource(kind)
+        check_metadata_types(obj.get("metadata", {}))
         hooks = [h for h in self._admission.get(kind, ())
                  if h.mutating is not None and "CREATE" in h.operations]
         if donate and rtype.strategy.copies_on_write and all(h.copies_on_write for h in hooks):
@@ -336,7 +350,8 @@ class ApiServer:
             obj = clone(obj)
         version = obj.setdefault("apiVersion", rtype.api_version)
         if version != rtype.api_version:
-            raise errors.ApiError(404, "NotFound", f'no matches for kind "{kind}" in version "{version}"')
+            shown = version if isinstance(version, str) else json.dumps(version)
+            raise errors.ApiError(404, "NotFound", f'no matches for kind "{kind}" in version "{shown}"')
         meta = obj.setdefault("metadata", {})
         if not isinstance(meta, dict):
             raise self._invalid(rtype, obj, [FieldError.invalid("metadata", meta, "must be an object")])
@@ -360,6 +375,8 @@ class ApiServer:
         if generated:
             meta["name"] = self._generate_name(meta["generateName"])
         obj = self._admit("CREATE", kind, obj, None, mutate=True)
+        if obj["metadata"] is not meta or hooks:
+            check_metadata_types(obj["metadata"])  # again: a mutating webhook may have changed it
         meta = obj["metadata"]
         errs = self._meta_errors(meta, rtype)
         vouched = schema_valid and all(h.keeps_schema_valid for h in hooks)
@@ -375,7 +392,7 @@ class ApiServer:
         if key in self._objects[kind]:
             raise errors.AlreadyExists(rtype.plural, rtype.group, meta["name"])
         now = self.clock.timestamp()
-        meta["uid"] = _uuid4(self._rng.getrandbits(128))
+        meta["uid"] = _uuid4((rtype.rng or self._rng).getrandbits(128))
         meta["creationTimestamp"] = now
         for stale in ("deletionTimestamp", "deletionGracePeriodSeconds"):
             meta.pop(stale, None)
@@ -383,8 +400,13 @@ class ApiServer:
             meta["generation"] = 1
         if rtype.status_subresource and rtype.generation == "custom":
             obj.pop("status", None)
+        for part in ("spec", "status"):
+            if part in obj and obj[part] is None:
+                del obj[part]  # JSON null decodes to Go's zero value: as if the field were absent
         rtype.strategy.prepare_for_create(obj, now)
         errs = rtype.strategy.validate(obj)
+        if kind == "Job":
+            errs = job_name_errors(obj) + errs
         if errs:
             raise self._invalid(rtype, obj, errs)
         self._admit("CREATE", kind, obj, None, mutate=False)
@@ -400,21 +422,23 @@ class ApiServer:
         return prefix + "".join(self._rng.choice(_NAME_ALPHABET) for _ in range(5))
 
     def _meta_errors(self, meta: Obj, rtype: ResourceType) -> list[FieldError]:
+        """``ValidateObjectMeta`` for the fields the store keys and indexes by (types checked before)."""
         name = meta.get("name")
         if not name:
             return [FieldError.required("metadata.name", "name or generateName is required")]
         errs = []
-        if len(name) > 253 or not _DNS1123_SUBDOMAIN.match(name):
-            errs.append(
-                FieldError.invalid(
-                    "metadata.name",
-                    name,
-                    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-                    "'-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', "
-                    "regex used for "
-                    "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
-                )
-            )
+        if rtype.kind not in SPECIAL_NAME_KINDS and len(name) <= 253 and _DNS1123_SUBDOMAIN.fullmatch(name):
+            pass  # the common case, without building the error list
+        else:
+            errs += name_errors(rtype.kind, name)
+        namespace = meta.get("namespace")
+        if rtype.namespaced and namespace and namespace not in self._valid_namespaces:
+            found = namespace_errors(namespace)
+            if found:
+                errs += found
+            else:
+                self._valid_namespaces.add(namespace)
+        errs += label_errors(meta.get("labels"))
         refs = meta.get("ownerReferences") or []
         if sum(1 for r in refs if r.get("controller")) > 1:
             errs.append(
@@ -432,11 +456,14 @@ class ApiServer:
         ``donate``: the caller hands its status over and never touches it again (the kubelet builds a
         fresh status per write), so the store keeps it as is instead of copying it.
         """
+        if not isinstance(obj, dict):
+            raise errors.BadRequest("the request body must be a JSON object")
         kind = obj.get("kind")
         if not isinstance(kind, str):
             raise errors.BadRequest("Object 'Kind' is missing in the request body")
         rtype = self.resource(kind)
         meta_in = obj.get("metadata") or {}
+        check_metadata_types(meta_in, names_only=True)  # the rest once merged below (status: never read)
         ns = (meta_in.get("namespace") or "default") if rtype.namespaced else ""
         name = meta_in.get("name", "")
         key = (ns, name)
@@ -483,6 +510,7 @@ class ApiServer:
             new = dict(obj) if _patch else clone(obj)
             new["apiVersion"] = old["apiVersion"]
             new["metadata"] = new_meta = dict(new.get("metadata") or {})
+            check_metadata_types(new_meta, old["metadata"])  # before anything (webhooks too) reads it
             for fixed in (
                 "uid",
                 "creationTimestamp",
@@ -515,14 +543,19 @@ class ApiServer:
                         ],
                     )
             new = self._admit("UPDATE", kind, new, old, mutate=True)
+            if new.get("metadata") is not new_meta:
+                check_metadata_types(new.get("metadata"), old["metadata"])
+            if "spec" in new and new["spec"] is None:
+                del new["spec"]
             rtype.strategy.prepare_for_update(new, old)
             body = {k: v for k, v in new.items() if k != "status"} if rtype.status_subresource else new
             schema_errs = rtype.schema_errors(body, valid_spec=self._valid_specs.get((kind, key)),
                                               valid_metadata=old["metadata"] if rtype.stored_valid else None)
             new_meta = new["metadata"]
             if new_meta.get("name") == old["metadata"].get("name") \
-                    and new_meta.get("ownerReferences") is old["metadata"].get("ownerReferences"):
-                errs = schema_errs  # name and references as stored: they passed the checks below then
+                    and new_meta.get("ownerReferences") is old["metadata"].get("ownerReferences") \
+                    and new_meta.get("labels") is old["metadata"].get("labels"):
+                errs = schema_errs  # name, references, labels as stored: they passed the checks below then
             else:
                 errs = self._meta_errors(new_meta, rtype) + (schema_errs or _owner_reference_errors(new_meta))
             if not errs:
@@ -567,6 +600,10 @@ class ApiServer:
         """JSON merge patch (RFC 7386). A resourceVersion in the patch acts as a precondition."""
         if not isinstance(patch, dict):
             raise errors.BadRequest("a JSON merge patch must be a JSON object")
+        if not isinstance(namespace, str) or not isinstance(name, str):
+            raise errors.BadRequest("the namespace and name of a request are strings")
+        if not isinstance(patch.get("metadata"), dict | None):  # its fields are checked once merged
+            check_metadata_types(patch["metadata"])
         current = self.get(kind, namespace, name)
         merged = merge_patch(current, patch)
         merged["kind"] = kind
@@ -593,6 +630,9 @@ class ApiServer:
         preconditions: Obj | None = None,
     ) -> Obj | None:
         """DELETE. Returns the object if it still exists (being finalized or terminating), else None."""
+        if not isinstance(namespace, str) or not isinstance(name, str):
+            raise errors.BadRequest("the namespace and name of a request are strings")
+        check_delete_options(grace_period_seconds, preconditions)
         rtype = self.resource(kind)
         key = (namespace if rtype.namespaced else "", name)
         old = self._objects[kind].get(key)
@@ -633,7 +673,9 @@ class ApiServer:
         deleting = meta.get("deletionTimestamp") is not None
         pending = meta.get("deletionGracePeriodSeconds") or 0
         if not deleting:
-            grace = rtype.strategy.graceful_delete_seconds(old, grace_period_seconds)
+            # A pod's own terminationGracePeriodSeconds (int64) may exceed what a timestamp holds: cap it.
+            grace = min(rtype.strategy.graceful_delete_seconds(old, grace_period_seconds),
+                        MAX_GRACE_PERIOD_SECONDS)
         elif pending and (grace_period_seconds is None or grace_period_seconds >= pending):
             return old  # rest.BeforeDelete: graceful deletion pending; only a shorter grace changes anything
         else:
@@ -701,7 +743,11 @@ class ApiServer:
 
     def evict(self, namespace: str, name: str, *, grace_period_seconds: int | None = None) -> None:
         """pods/eviction: ``DisruptionTarget`` (``EvictionByEvictionAPI``), then a graceful delete
-        (:mod:`fakecluster.apiserver.eviction`; there are no PodDisruptionBudgets here)."""
+        (:mod:`fakecluster.apiserver.eviction`; there are no PodDisruptionBudgets here). The delete options
+        are checked first, so a refused eviction writes nothing (no ``DisruptionTarget`` left behind)."""
+        if not isinstance(namespace, str) or not isinstance(name, str):
+            raise errors.BadRequest("the namespace and name of a request are strings")
+        check_delete_options(grace_period_seconds, None)
         evict_pod(self, namespace, name, grace_period_seconds)
 
     def _should_remove(self, rtype: ResourceType, obj: Obj) -> bool:

@@ -16,8 +16,13 @@ __all__ = ["format_duration", "format_seconds", "parse_duration"]
 
 _UNITS: dict[str, Decimal] = {"h": Decimal(3600), "m": Decimal(60), "s": Decimal(1), "ms": Decimal("0.001")}
 _UNIT_ORDER = ("h", "m", "s", "ms")
-_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ms|h|m|s)")
-_NUMBER = re.compile(r"\d+(?:\.\d*)?|\.\d+")
+_PART = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(ms|h|m|s)")
+_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
+MAX_DURATION_SECONDS = 10 * 365 * 24 * 3600
+"""The longest duration a scenario may write: 10 years (87600h). Go's ``time.Duration`` tops out at ~292
+years; anything near that is a typo, and a ``999...9s`` must not silently become infinite."""
+_MAX_TEXT = 1000
+"""Longest duration text read (a float's exact decimal form, ``5e-324`` written out, is ~330 characters)."""
 _HINT = "write a number with a unit (ms, s, m, h), e.g. 250ms, 5s, 2m, 1h or 1m30s"
 
 
@@ -29,15 +34,28 @@ def parse_duration(value: object) -> float:
     """
     if isinstance(value, bool):
         raise ValueError(f"expected a duration, got {str(value).lower()}; {_HINT}")
+    if isinstance(value, int) and value > MAX_DURATION_SECONDS:
+        raise ValueError("duration is longer than 10 years (87600h), the longest allowed")
     if isinstance(value, int | float):
         if math.isnan(value) or math.isinf(value):
             raise ValueError(f"duration {value!r} is not a finite number of seconds")
         if value < 0:
             raise ValueError(f"duration {value!r} is negative")
-        return float(value)
+        return _bounded(value, value)
     if not isinstance(value, str):
         raise ValueError(f"expected a duration, got a {type(value).__name__}; {_HINT}")
-    return float(_parse_text(value))
+    if len(value) > _MAX_TEXT:
+        raise ValueError(
+            f"duration {value[:40]!r}{'...' if len(value) > 40 else ''} is too long; the longest is 87600h"
+        )
+    return _bounded(_parse_text(value), value)
+
+
+def _bounded(seconds: Decimal | int | float, written: object) -> float:
+    if seconds > MAX_DURATION_SECONDS:
+        shown = written if isinstance(written, str) else f"{written}s"
+        raise ValueError(f"duration {shown!r} is longer than 10 years (87600h), the longest allowed")
+    return float(seconds)
 
 
 def _parse_text(text: str) -> Decimal:

@@ -8,9 +8,12 @@ loader appends its ``sub_path`` to pydantic's location before looking up the lin
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-__all__ = ["FieldProblem", "ScenarioError", "join_path", "nearest_line"]
+__all__ = ["FieldProblem", "ScenarioError", "escape_control", "join_path", "nearest_line"]
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class ScenarioError(Exception):
@@ -36,14 +39,15 @@ class ScenarioError(Exception):
     ) -> None:
         self.file = file
         self.field_path = field_path
-        self.message = " ".join(message.split())
+        self.message = escape_control(" ".join(message.split()))
         self.line = line
         super().__init__(str(self))
 
     def __str__(self) -> str:
         parts: list[str] = []
         if self.file is not None:
-            parts.append(f"{self.file}:{self.line}" if self.line is not None else str(self.file))
+            file = escape_control(str(self.file))
+            parts.append(f"{file}:{self.line}" if self.line is not None else file)
         elif self.line is not None:
             parts.append(f"line {self.line}")
         if self.field_path:
@@ -71,6 +75,16 @@ class FieldProblem(ValueError):
     def __init__(self, message: str, sub_path: str = "") -> None:
         super().__init__(message)
         self.sub_path = sub_path
+
+
+def escape_control(text: str) -> str:
+    """``text`` with control characters (C0, DEL, C1, line/paragraph separators) written as ``\\x1b``
+    escapes: a name or path from a scenario file is printed to a terminal, where ``ESC [`` sequences
+    would repaint it and a newline would forge a second report line."""
+    if not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256
+                        else f"\\u{ord(m.group()):04x}", text)
 
 
 def join_path(path: str, key: str | int) -> str:

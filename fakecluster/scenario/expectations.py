@@ -11,17 +11,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from fakecluster.scenario import expectations_v11 as v11
 from fakecluster.scenario.durations import format_seconds
 from fakecluster.scenario.format import Expectation, Scenario, StateCheck
 from fakecluster.scenario.matching import show, subset_match
 from fakecluster.scenario.milestones import Milestone, Shapes, workload_shapes
 from fakecluster.scenario.trace import Snapshot, TraceEvent
 
+if TYPE_CHECKING:
+    from fakecluster.workload_plugin import WorkloadPlugin
+
 __all__ = ["Failure", "RunResult", "check"]
 
-_COUNT_KINDS = {"jobs": "Job", "pods": "Pod", "services": "Service", "jobsets": "JobSet", "nodes": "Node"}
+_COUNT_KINDS = {"jobs": "Job", "pods": "Pod", "services": "Service", "jobsets": "JobSet", "nodes": "Node",
+                "endpointslices": "EndpointSlice"}
 
 
 @dataclass(slots=True)
@@ -35,6 +40,12 @@ class RunResult:
     rejection: str | None
     virtual_end: float
     seed: int
+    stuck: bool = False
+    """The run ended with a JobSet neither Completed nor Failed and nothing but unbounded waiting left."""
+    diagnosis: str = ""
+    """What each unfinished replicated job waits for (:mod:`fakecluster.scenario.diagnosis`)."""
+    plugin: WorkloadPlugin | None = None
+    """Resolves pod references of object assertions (slots and the current attempt)."""
 
 
 @dataclass(slots=True)
@@ -73,6 +84,12 @@ def _check_one(index: int, exp: Expectation, result: RunResult, shapes: Shapes) 
             return _events(index, head, exp.events.contains, result.events)
         if exp.rejected is not None:
             return _rejected(index, head, exp.rejected.message, result.rejection)
+        if exp.gap is not None:
+            return v11.check_gap(index, head, exp.gap, result, shapes)
+        if exp.stuck is not None:
+            return v11.check_stuck(index, head, exp.stuck, result)
+        if exp.distribution is not None:
+            return None  # judged over every run of the sweep (fakecluster.scenario.sweep)
         state = exp.state
         return _state(index, exp, state, result) if state is not None else None
     except ValueError as exc:
@@ -185,6 +202,8 @@ def _state(index: int, exp: Expectation, state: StateCheck, result: RunResult) -
         if snapshot is None:
             return Failure(index, f"{head}: the run recorded no snapshot at that time")
     problems = _state_problems(state, snapshot)
+    for key, by_name in state.objects():
+        problems.extend(v11.object_problems(key, by_name, snapshot, result.plugin))
     if not problems:
         return None
     return Failure(index, f"{head}: {'; '.join(problems)}", _related_rjobs(state))
@@ -245,4 +264,5 @@ def _related_rjobs(state: StateCheck) -> list[str]:
         for item in items if isinstance(items, list) else []:
             if isinstance(item, Mapping) and isinstance(item.get("name"), str):
                 names.append(item["name"])
+    names.extend(ref.split("[")[0].split("/")[-1] for ref in state.pods or {} if "[" in ref)
     return names

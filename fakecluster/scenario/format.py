@@ -33,12 +33,21 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from fakecluster.api.validation import (
+    is_dns1123_subdomain,
+    is_qualified_name,
+    is_valid_label_value,
+    validate_resource_name,
+    validate_resource_quantity_value,
+)
 from fakecluster.scenario.durations import parse_duration
 from fakecluster.scenario.errors import FieldProblem, nearest_line
+from fakecluster.scenario.format_v11 import Distribution, Gap, StuckField, Sweep
+from fakecluster.scenario.limits import MAX_NODES
 from fakecluster.scenario.milestones import Milestone, PodRef, parse_milestone, parse_pod_ref
 
 __all__ = [
-    "NEVER", "RESTARTABLE_CONTROLLERS", "UNSUPPORTED_ACTIONS", "Action", "ClusterSpec", "Count",
+    "NEVER", "RESTARTABLE_CONTROLLERS", "UNSUPPORTED_ACTIONS", "Action", "Budget", "ClusterSpec", "Count",
     "EventsCheck", "ExitSpec", "Expectation", "FailNode", "FailPod", "Faults", "Latency", "NodePool",
     "ObjectTarget", "Patch", "PodIdentity", "PodMatch",
     "PodRule", "PodTarget", "Rejected", "ResolvedPodRule", "Scenario", "StateCheck", "Taint",
@@ -61,6 +70,45 @@ def _quantity(value: object) -> str:
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise ValueError(f"expected a quantity such as '8', '500m' or '32Gi', got {value!r}")
     return str(value)
+
+
+def _problems(found: list[str]) -> None:
+    if found:
+        raise ValueError("; ".join(found))
+
+
+def _label_map(value: object) -> dict[str, str]:
+    """Labels as ``ValidateLabels`` checks them (qualified-name keys, label values); the path of a bad
+    key is the key itself (``labels.Bad_Key!``), as ``field.Path.Key`` renders it."""
+    if not isinstance(value, Mapping):
+        raise ValueError(f"expected a mapping of label keys to values, got {value!r}")
+    out: dict[str, str] = {}
+    for key, item in value.items():
+        if not isinstance(key, str) or not isinstance(item, str):
+            raise FieldProblem(f"label keys and values are strings, got {key!r}: {item!r}", str(key))
+        for message in is_qualified_name(key):
+            raise FieldProblem(f"Invalid value: {key!r}: {message}", key)
+        for message in is_valid_label_value(item):
+            raise FieldProblem(f"Invalid value: {item!r}: {message}", key)
+        out[key] = item
+    return out
+
+
+def _capacity(value: object) -> dict[str, str]:
+    """Node capacity as ``ValidateNode`` checks it: resource names and non-negative quantities."""
+    if not isinstance(value, Mapping):
+        raise ValueError(f"expected a mapping of resource names to quantities, got {value!r}")
+    out: dict[str, str] = {}
+    for name, amount in value.items():
+        if not isinstance(name, str):
+            raise FieldProblem(f"a resource name is a string, got {name!r}", str(name))
+        for message in validate_resource_name(name):
+            raise FieldProblem(f"Invalid value: {name!r}: {message}", name)
+        quantity = _quantity(amount)
+        for message in validate_resource_quantity_value(name, quantity):
+            raise FieldProblem(f"Invalid value: {quantity!r}: {message}", name)
+        out[name] = quantity
+    return out
 
 
 def _rate(value: object) -> float:
@@ -91,13 +139,20 @@ def _jobset_name(value: object) -> str | None:
 Duration = Annotated[float, PlainValidator(parse_duration)]
 DurationOrNever = Annotated[float, PlainValidator(_duration_or_never)]
 Int = Annotated[int, Strict()]
-NonNegInt = Annotated[int, Strict(), Field(ge=0)]
+NonNegInt = Annotated[int, Strict(), Field(ge=0, le=2**31 - 1)]
+"""Indexes, attempts and counts: int32 in Kubernetes (``completions``, ``replicas``, ``restarts``)."""
+Int64 = Annotated[int, Strict(), Field(ge=-(2**63), le=2**63 - 1)]
+ExitCode = Annotated[int, Strict(), Field(ge=0, le=255)]
+"""A container exit code: what ``waitpid`` can report, 0..255."""
+PositiveInt = Annotated[int, Strict(), Field(ge=1, le=2**63 - 1)]
 Bool = Annotated[bool, Strict()]
 Quantity = Annotated[str, PlainValidator(_quantity)]
 MilestoneField = Annotated[Milestone, PlainValidator(parse_milestone), PlainSerializer(str)]
 PodRefField = Annotated[PodRef, PlainValidator(parse_pod_ref), PlainSerializer(str)]
 JobSetName = Annotated[str | None, PlainValidator(_jobset_name)]
 Rate = Annotated[float, PlainValidator(_rate)]
+Labels = Annotated[dict[str, str], PlainValidator(_label_map)]
+Capacity = Annotated[dict[str, str], PlainValidator(_capacity)]
 ControllerName = Annotated[str, PlainValidator(_controller_name)]
 
 
@@ -127,20 +182,44 @@ Manifest = Annotated[dict[str, Any], PlainValidator(_manifest)]
 
 
 class Taint(_Model):
+    """``validateNodeTaints`` (``pkg/apis/core/validation/validation.go``): a qualified-name key, a
+    label-value value, one of the three effects."""
+
     key: str
     value: str = ""
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
     time_added: str | None = None
+
+    @field_validator("key")
+    @classmethod
+    def _key(cls, key: str) -> str:
+        _problems([f"Invalid value: {key!r}: {m}" for m in is_qualified_name(key)])
+        return key
+
+    @field_validator("value")
+    @classmethod
+    def _value(cls, value: str) -> str:
+        _problems([f"Invalid value: {value!r}: {m}" for m in is_valid_label_value(value)])
+        return value
 
 
 class NodePool(_Model):
     """``count`` identical nodes; with ``count > 1`` they are named ``<name>-0``, ``<name>-1``, ..."""
 
     name: str
-    count: NonNegInt = 1
-    capacity: dict[str, Quantity] = Field(default_factory=dict)
-    labels: dict[str, str] = Field(default_factory=dict)
+    count: Annotated[int, Strict(), Field(ge=0, le=MAX_NODES)] = 1
+    capacity: Capacity = Field(default_factory=dict)
+    labels: Labels = Field(default_factory=dict)
     taints: list[Taint] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _node_names_are_subdomains(self) -> NodePool:
+        """``ValidateNodeName`` is ``NameIsDNSSubdomain``: check the longest name the pool produces."""
+        longest = self.node_names()[-1] if self.count else self.name
+        problems = is_dns1123_subdomain(longest)
+        if problems:
+            raise FieldProblem(f"Invalid value: {longest!r}: {'; '.join(problems)}", "name")
+        return self
 
     def node_names(self) -> list[str]:
         return [self.name] if self.count == 1 else [f"{self.name}-{i}" for i in range(self.count)]
@@ -166,9 +245,18 @@ class Faults(_Model):
     """Fraction of the controllers' update/update_status/patch calls that fail with 409 Conflict."""
 
 
+class Budget(_Model):
+    """What one run may use (:mod:`fakecluster.scenario.limits`); unset: the documented defaults."""
+
+    events: PositiveInt | None = None
+    wall_seconds: Duration | None = None
+    pods: PositiveInt | None = None
+
+
 class ClusterSpec(_Model):
     """``nodes: None`` means the default: one node pool that fits every pod."""
 
+    budget: Budget = Field(default_factory=Budget)
     nodes: list[NodePool] | None = None
     feature_gates: dict[str, Bool] = Field(default_factory=dict)
     latency: Latency = Field(default_factory=Latency)
@@ -182,6 +270,9 @@ class ClusterSpec(_Model):
     @model_validator(mode="after")
     def _unique_node_names(self) -> ClusterSpec:
         seen: set[str] = set()
+        total = sum(pool.count for pool in self.nodes or [])
+        if total > MAX_NODES:
+            raise FieldProblem(f"{total} nodes are more than the {MAX_NODES} a cluster may have", "nodes")
         for i, pool in enumerate(self.nodes or []):
             for node in pool.node_names():
                 if node in seen:
@@ -231,7 +322,7 @@ class ExitSpec(_Model):
     """After running ``after`` seconds the container exits with ``code``; ``after`` is NEVER for ``never``."""
 
     after: Duration = 0.0
-    code: Int = 0
+    code: ExitCode = 0
 
     @property
     def never(self) -> bool:
@@ -322,7 +413,7 @@ class Patch(ObjectTarget):
 
 class FailPod(_Model):
     pod: PodRefField
-    exit_code: Int = 1
+    exit_code: ExitCode = 1
 
 
 class PodTarget(_Model):
@@ -389,23 +480,44 @@ class Count(_Model):
     services: NonNegInt | None = None
     jobsets: NonNegInt | None = None
     nodes: NonNegInt | None = None
+    endpointslices: NonNegInt | None = None
+
+
+OBJECT_CHECK_KINDS = {"pods": "Pod", "jobs": "Job", "services": "Service", "endpointslices": "EndpointSlice"}
+"""Version 1.1 object assertions under ``final``/``at``: key -> the API kind whose objects it addresses
+(pods by pod reference ``workers[0/1]``, jobs and services by name, endpointslices by Service name)."""
 
 
 class StateCheck(_Model):
     """``jobset`` (subset of the one JobSet, or of the one named by its ``name:`` key), ``jobsets``
-    (JobSet name -> subset) and ``count`` (objects that exist)."""
+    (JobSet name -> subset), ``count`` (objects that exist), and the version 1.1 object assertions
+    ``pods``, ``jobs``, ``services``, ``endpointslices`` (name -> subset)."""
 
     jobset: dict[str, Any] | None = None
     jobsets: dict[str, dict[str, Any]] | None = None
     count: Count | None = None
+    pods: dict[str, dict[str, Any]] | None = None
+    jobs: dict[str, dict[str, Any]] | None = None
+    services: dict[str, dict[str, Any]] | None = None
+    endpointslices: dict[str, dict[str, Any]] | None = None
 
     @model_validator(mode="after")
     def _something_to_check(self) -> StateCheck:
         if self.jobset is not None and self.jobsets is not None:
             raise FieldProblem("give 'jobset' or 'jobsets', not both", "jobsets")
-        if self.jobset is None and self.jobsets is None and self.count is None:
-            raise ValueError("nothing to check: give jobset, jobsets or count")
+        if not self.checks_anything():
+            raise ValueError(f"nothing to check: give {', '.join(STATE_KEYS)}")
         return self
+
+    def checks_anything(self) -> bool:
+        return any(getattr(self, key) is not None for key in STATE_KEYS)
+
+    def objects(self) -> list[tuple[str, dict[str, dict[str, Any]]]]:
+        """The object assertions given, as (key, name -> subset), in :data:`OBJECT_CHECK_KINDS` order."""
+        return [(key, getattr(self, key)) for key in OBJECT_CHECK_KINDS if getattr(self, key) is not None]
+
+
+STATE_KEYS = ("jobset", "jobsets", "count", *OBJECT_CHECK_KINDS)
 
 
 class EventsCheck(_Model):
@@ -416,8 +528,13 @@ class Rejected(_Model):
     message: str
 
 
-EXPECTATION_KINDS = ("order", "happens", "never", "final", "at", "events", "rejected")
-_COMPANIONS = {"by": "happens", "after": "happens", "jobset": "at", "jobsets": "at", "count": "at"}
+EXPECTATION_KINDS = (
+    "order", "happens", "never", "final", "at", "events", "rejected", "gap", "stuck", "distribution",
+)  # fmt: skip
+_COMPANIONS = {
+    "by": "happens", "after": "happens", "jobset": "at", "jobsets": "at", "count": "at",
+    "pods": "at", "jobs": "at", "services": "at", "endpointslices": "at",
+}  # fmt: skip
 
 
 class Expectation(_Model):
@@ -435,6 +552,13 @@ class Expectation(_Model):
     count: Count | None = None
     events: EventsCheck | None = None
     rejected: Rejected | None = None
+    pods: dict[str, dict[str, Any]] | None = None
+    jobs: dict[str, dict[str, Any]] | None = None
+    services: dict[str, dict[str, Any]] | None = None
+    endpointslices: dict[str, dict[str, Any]] | None = None
+    gap: Gap | None = None
+    stuck: StuckField | None = None
+    distribution: Distribution | None = None
 
     @model_validator(mode="after")
     def _one_kind(self) -> Expectation:
@@ -454,8 +578,8 @@ class Expectation(_Model):
             raise FieldProblem("'after' is later than 'by': nothing can satisfy both", "after")
         if kind == "at" and self.jobset is not None and self.jobsets is not None:
             raise FieldProblem("give 'jobset' or 'jobsets', not both", "jobsets")
-        if kind == "at" and self.jobset is None and self.jobsets is None and self.count is None:
-            raise ValueError("nothing to check at that time: give jobset, jobsets or count")
+        if kind == "at" and not any(getattr(self, key) is not None for key in STATE_KEYS):
+            raise ValueError(f"nothing to check at that time: give {', '.join(STATE_KEYS)}")
         return self
 
     @property
@@ -468,7 +592,7 @@ class Expectation(_Model):
         if self.final is not None:
             return self.final
         if self.at is not None:
-            return StateCheck.model_construct(jobset=self.jobset, jobsets=self.jobsets, count=self.count)
+            return StateCheck.model_construct(**{key: getattr(self, key) for key in STATE_KEYS})
         return None
 
 
@@ -481,7 +605,7 @@ class Scenario(_Model):
     name: str = ""
     description: str = ""
     tags: list[str] = Field(default_factory=list)
-    seed: Int = 0
+    seed: Int64 = 0
     until: Duration = 3600.0
     cluster: ClusterSpec = Field(default_factory=ClusterSpec)
     pods: list[PodRule] = Field(default_factory=list)
@@ -489,6 +613,7 @@ class Scenario(_Model):
     jobsets: list[Manifest] | None = None
     actions: list[Action] = Field(default_factory=list)
     expect: list[Expectation] = Field(min_length=1)
+    sweep: Sweep | None = None
 
     _source: Path | None = PrivateAttr(default=None)
     _lines: dict[str, int] = PrivateAttr(default_factory=dict)

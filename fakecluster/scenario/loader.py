@@ -19,8 +19,16 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from fakecluster.scenario import format as fmt
-from fakecluster.scenario.errors import FieldProblem, ScenarioError, join_path, nearest_line
-from fakecluster.scenario.milestones import Milestone, PodRef, Shapes
+from fakecluster.scenario.errors import FieldProblem, ScenarioError, escape_control, join_path, nearest_line
+from fakecluster.scenario.file_refs import RefusedReference, resolve_reference
+from fakecluster.scenario.milestones import Milestone, PodRef, Shapes, parse_pod_ref
+from fakecluster.scenario.reading import (
+    MultipleDocuments,
+    UnreadableFile,
+    YamlProblem,
+    parse_bounded_yaml,
+    read_bounded_text,
+)
 
 __all__ = ["load_scenario", "validate_against_workload"]
 
@@ -32,12 +40,15 @@ _EXPECTED = {
 }  # fmt: skip
 
 
-def load_scenario(path: Path) -> fmt.Scenario:
-    """Load and validate one scenario file; every problem is a :class:`ScenarioError`, never a traceback."""
+def load_scenario(path: Path, *, allowed_dirs: Iterable[Path] = ()) -> fmt.Scenario:
+    """Load and validate one scenario file; every problem is a :class:`ScenarioError`, never a traceback.
+
+    Reading is bounded (:mod:`~fakecluster.scenario.reading`) and ``{file:}`` references stay inside the
+    scenario's tree or ``allowed_dirs`` (:mod:`~fakecluster.scenario.file_refs`)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_bounded_text(path)
+    except UnreadableFile as exc:
         raise ScenarioError(f"cannot read the scenario file: {exc}", file=path) from None
     data, lines = _parse_yaml(text, path)
     if data is None:
@@ -48,41 +59,37 @@ def load_scenario(path: Path) -> fmt.Scenario:
         raise ScenarioError(
             f"a scenario is a mapping of keys (jobset, expect, ...), got {_describe(data)}", file=path, line=1
         )
-    _resolve_manifest_refs(data, path, lines)
+    _resolve_manifest_refs(data, path, lines, tuple(allowed_dirs))
     try:
         scenario = fmt.Scenario.model_validate(data, context={"default_name": path.stem})
     except ValidationError as exc:
         raise _from_validation(exc, path, lines) from None
+    except RecursionError:  # pragma: no cover - MAX_DEPTH keeps documents far from the recursion limit
+        raise ScenarioError("the document is nested too deeply to validate", file=path) from None
     scenario._source = path
     scenario._lines = lines
     return scenario
 
 
 def _parse_yaml(text: str, file: Path) -> tuple[Any, dict[str, int]]:
-    loader = yaml.SafeLoader(text)
     try:
-        node = loader.get_single_node()
+        node, data = parse_bounded_yaml(text)
         lines: dict[str, int] = {}
         if node is not None:
-            _map_lines(node, "", lines, file)
-        return (loader.construct_document(node) if node is not None else None), lines
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = exc.problem or "unreadable YAML"
-        context = f" ({exc.context})" if exc.context else ""
-        raise ScenarioError(
-            f"invalid YAML: {problem}{context}", file=file, line=mark.line + 1 if mark else None
-        ) from None
-    except yaml.YAMLError as exc:
-        raise ScenarioError(f"invalid YAML: {exc}", file=file) from None
-    finally:
-        loader.dispose()
+            _map_lines(node, "", lines, file, set())
+        return data, lines
+    except YamlProblem as exc:
+        raise ScenarioError(f"invalid YAML: {exc.message}", file=file, line=exc.line) from None
 
 
-def _map_lines(node: yaml.Node, path: str, lines: dict[str, int], file: Path, depth: int = 0) -> None:
-    """Record the line of every key and list item, and refuse duplicate keys (PyYAML keeps the last)."""
-    if depth > 100:
+def _map_lines(node: yaml.Node, path: str, lines: dict[str, int], file: Path, seen_nodes: set[int]) -> None:
+    """Record the line of every key and list item, and refuse duplicate keys (PyYAML keeps the last).
+
+    A node reached again through an alias is not walked again (its lines are those of its first use):
+    re-walking is what makes an alias bomb exponential."""
+    if id(node) in seen_nodes:
         return
+    seen_nodes.add(id(node))
     if isinstance(node, yaml.MappingNode):
         seen: set[str] = set()
         for key_node, value_node in node.value:
@@ -96,26 +103,33 @@ def _map_lines(node: yaml.Node, path: str, lines: dict[str, int], file: Path, de
                 )
             seen.add(key)
             lines[child] = key_node.start_mark.line + 1
-            _map_lines(value_node, child, lines, file, depth + 1)
+            _map_lines(value_node, child, lines, file, seen_nodes)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             child = join_path(path, index)
             lines[child] = item.start_mark.line + 1
-            _map_lines(item, child, lines, file, depth + 1)
+            _map_lines(item, child, lines, file, seen_nodes)
 
 
-def _resolve_manifest_refs(data: dict[str, Any], file: Path, lines: dict[str, int]) -> None:
+def _resolve_manifest_refs(
+    data: dict[str, Any], file: Path, lines: dict[str, int], allowed_dirs: tuple[Path, ...] = ()
+) -> None:
     """Replace each ``{file: path}`` under jobset/jobsets by the manifest it points to."""
     if isinstance(data.get("jobset"), Mapping):
-        data["jobset"] = _read_manifest_ref(data["jobset"], "jobset", file, lines)
+        data["jobset"] = _read_manifest_ref(data["jobset"], "jobset", file, lines, allowed_dirs)
     if isinstance(data.get("jobsets"), list):
         data["jobsets"] = [
-            _read_manifest_ref(item, f"jobsets[{i}]", file, lines) if isinstance(item, Mapping) else item
+            _read_manifest_ref(item, f"jobsets[{i}]", file, lines, allowed_dirs)
+            if isinstance(item, Mapping)
+            else item
             for i, item in enumerate(data["jobsets"])
         ]
 
 
-def _read_manifest_ref(value: Mapping[str, Any], path: str, file: Path, lines: dict[str, int]) -> Any:
+def _read_manifest_ref(
+    value: Mapping[str, Any], path: str, file: Path, lines: dict[str, int], allowed_dirs: tuple[Path, ...]
+) -> Any:
+    """Read a referenced manifest, bounded and contained; errors name the reference, never its content."""
     if "file" not in value or "apiVersion" in value or "kind" in value:
         return value
 
@@ -129,21 +143,22 @@ def _read_manifest_ref(value: Mapping[str, Any], path: str, file: Path, lines: d
     ref = value["file"]
     if not isinstance(ref, str) or not ref:
         raise fail(f"expected a path to a YAML file relative to the scenario, got {_describe(ref)}")
-    target = file.parent / ref
+    shown = escape_control(ref)
     try:
-        documents = [d for d in yaml.safe_load_all(target.read_text(encoding="utf-8")) if d is not None]
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise fail(f"cannot read manifest file '{ref}' ({target}): {reason}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise fail(
-            f"manifest file '{ref}'{where} is not valid YAML: {getattr(exc, 'problem', None) or exc}"
-        ) from None
-    if len(documents) != 1 or not isinstance(documents[0], dict):
-        raise fail(f"manifest file '{ref}' must hold exactly one YAML mapping (a JobSet manifest)")
-    return documents[0]
+        target = resolve_reference(ref, file, allowed_dirs)
+        text = read_bounded_text(target)
+        node, document = parse_bounded_yaml(text)
+    except (RefusedReference, UnreadableFile) as exc:
+        raise fail(f"cannot read manifest file '{shown}': {exc}") from None
+    except MultipleDocuments:
+        document = None  # reported below, as for a document that is not a mapping
+        node = None
+    except YamlProblem as exc:
+        where = f" (line {exc.line})" if exc.line is not None else ""
+        raise fail(f"manifest file '{shown}'{where} is not valid YAML") from None
+    if node is None or not isinstance(document, dict):
+        raise fail(f"manifest file '{shown}' must hold exactly one YAML mapping (a JobSet manifest)")
+    return document
 
 
 # ---------------------------------------------------------------- pydantic errors -> one line
@@ -191,10 +206,21 @@ def _convert(err: ErrorDetails, file: Path, lines: dict[str, int]) -> ScenarioEr
         message = f"needs at least {n} item{'s' if n != 1 else ''}"
     elif kind in ("greater_than_equal", "greater_than"):
         bound = ctx.get("ge", ctx.get("gt"))
-        message = f"must be {'>=' if kind == 'greater_than_equal' else '>'} {bound}, got {err['input']!r}"
+        sign = ">=" if kind == "greater_than_equal" else ">"
+        message = f"must be {sign} {bound}, got {_short(err['input'])}"
+    elif kind in ("less_than_equal", "less_than"):
+        bound = ctx.get("le", ctx.get("lt"))
+        sign = "<=" if kind == "less_than_equal" else "<"
+        message = f"must be {sign} {bound}, got {_short(err['input'])}"
     elif kind == "literal_error":
         message = f"expected {ctx.get('expected')}, got {_describe(err['input'])}"
     return ScenarioError(message, file=file, field_path=path, line=nearest_line(lines, path))
+
+
+def _short(value: object) -> str:
+    """``repr`` of a value, cut to 40 characters: a 400-digit number is not worth echoing whole."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
 
 
 def _describe(value: object) -> str:
@@ -253,6 +279,14 @@ def validate_against_workload(scenario: fmt.Scenario, shapes: Shapes) -> None:
         for key in ("happens", "never"):
             if isinstance(getattr(exp, key), Milestone):
                 checker.milestone(getattr(exp, key), f"expect[{i}].{key}")
+        if exp.gap is not None:
+            checker.milestone(exp.gap.from_, f"expect[{i}].gap.from")
+            checker.milestone(exp.gap.to, f"expect[{i}].gap.to")
+        if exp.distribution is not None:
+            span, where = exp.distribution.of, f"expect[{i}].distribution.of"
+            checker.milestone(span.to, where if span.start is None else f"{where}.to")
+            if span.start is not None:
+                checker.milestone(span.start, f"{where}.from")
         state = exp.state
         if state is not None:
             base = f"expect[{i}].final" if exp.final is not None else f"expect[{i}]"
@@ -348,6 +382,14 @@ class _WorkloadChecker:
                 self.jobset(obj.jobset, f"{path}.{verb}.jobset", "jobset: NAME")
 
     def state(self, state: fmt.StateCheck, base: str) -> None:
+        for ref_text in state.pods or {}:
+            if "[" in ref_text:  # a pod reference; any other key is a pod's own name
+                path = join_path(join_path(base, "pods"), ref_text)
+                try:
+                    ref = parse_pod_ref(ref_text)
+                except ValueError as exc:
+                    raise self.fail(path, str(exc)) from None
+                self.pod_ref(ref, path)
         for name in state.jobsets or {}:
             self.jobset(name, f"{base}.jobsets.{name}", "")
         if state.jobset is None:

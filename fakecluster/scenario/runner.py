@@ -7,11 +7,13 @@ the trace, as a person watching the cluster would react.
 
 from __future__ import annotations
 
+import functools
 import gc
 import hashlib
 import math
+import os
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,17 +25,27 @@ from fakecluster.cluster import Cluster, ClusterConfig, NodePool
 from fakecluster.invariants import InvariantMonitor, kubernetes_invariants
 from fakecluster.kubelet.pod_timings import PodTimings
 from fakecluster.scenario.actions import ActionPlayer
-from fakecluster.scenario.errors import ScenarioError
+from fakecluster.scenario.errors import ScenarioError, escape_control
 from fakecluster.scenario.expectations import RunResult, check
 from fakecluster.scenario.format import PodIdentity, Scenario, resolve_pod_rule
+from fakecluster.scenario.limits import (
+    DEFAULT_MAX_EVENTS,
+    DEFAULT_MAX_PODS,
+    DEFAULT_MAX_WALL_SECONDS,
+    BudgetExhausted,
+    RunLimits,
+    install_budget,
+)
 from fakecluster.scenario.loader import load_scenario, validate_against_workload
 from fakecluster.scenario.milestones import RJobShape
 from fakecluster.scenario.recorder import TraceRecorder
+from fakecluster.scenario.schemas import check_state_keys, kind_schemas
+from fakecluster.scenario.stuck import StuckProbe, measure_distributions
 from fakecluster.scenario.timeline import render_failure
 from fakecluster.scenario.trace import Snapshot, TraceEvent, trace_digest
 from fakecluster.workload_plugin import WorkloadPlugin, load_plugin
 
-SNAPSHOT_KINDS = ("JobSet", "Job", "Pod", "Service", "Node")
+SNAPSHOT_KINDS = ("JobSet", "Job", "Pod", "Service", "Node", "EndpointSlice")
 
 
 @dataclass(slots=True)
@@ -51,9 +63,22 @@ class ScenarioOutcome:
     digest: str = ""
     events_run: int = 0
     trace: list[TraceEvent] = field(default_factory=list)
+    shapes: dict[str, dict[str, RJobShape]] = field(default_factory=dict)
+    stuck: bool = False
+    diagnosis: str = ""
+    measures: dict[int, float | None] = field(default_factory=dict)
+    """Per ``distribution`` expectation (by index in ``expect``): this run's time, None if it never
+    happened (:mod:`fakecluster.scenario.sweep` aggregates them over seeds)."""
+    sweep: Any = None
+    """For a ``sweep`` scenario: its :class:`~fakecluster.scenario.sweep.SweepSummary`."""
 
     def record(self) -> dict[str, Any]:
         """The ``--json`` record (format doc: path, passed, failures, virtualEnd, digest at least)."""
+        if self.sweep is not None:
+            return {**self._record(), **self.sweep.record()}
+        return self._record()
+
+    def _record(self) -> dict[str, Any]:
         return {
             "path": str(self.path),
             "name": self.name,
@@ -64,6 +89,7 @@ class ScenarioOutcome:
             "wallSeconds": round(self.wall_seconds, 6),
             "events": self.events_run,
             "digest": self.digest,
+            "stuck": self.stuck,
         }
 
 
@@ -72,62 +98,102 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
     files: list[Path] = []
     missing: list[Path] = []
     for path in paths:
-        if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()))
-        elif path.is_file():
-            files.append(path)
-        else:
+        try:
+            if path.is_dir():
+                files.extend(
+                    sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+                )
+            elif path.exists():
+                files.append(path)  # named explicitly: a FIFO or device fails as that scenario, with why
+            else:
+                missing.append(path)
+        except (OSError, ValueError):  # a NUL in the name, an unreadable folder
             missing.append(path)
     return files, missing
 
 
-def run_scenario(
-    path: Path, *, plugin: WorkloadPlugin | None = None, invariants: bool | None = None
+Observe = Callable[[Cluster, WorkloadPlugin], None]
+"""Called once the cluster is assembled, before anything is applied: a pure observer (a report's extra
+watches) attaches itself here. It must not write to the cluster."""
+
+
+def _failed_outcome(
+    path: Path, name: str, seed: int, started: float, /, *texts: str
 ) -> ScenarioOutcome:
-    """Load, play and check one file. Bad input becomes a failed outcome with a one-line error."""
+    """A failed outcome: ``texts`` is the one-line message and optionally the longer report."""
+    message = texts[0]
+    report = texts[1] if len(texts) > 1 else None
+    return ScenarioOutcome(
+        path, name, seed, False, [message], report if report is not None else message,
+        wall_seconds=wallclock.real_perf_counter() - started,
+    )
+
+
+def run_scenario(
+    path: Path,
+    *,
+    plugin: WorkloadPlugin | None = None,
+    limits: RunLimits | None = None,
+    observe: Observe | None = None,
+    invariants: bool | None = None,
+) -> ScenarioOutcome:
+    """Load, play and check one file (every seed of a ``sweep``). Bad input becomes a failed outcome with
+    a one-line error; anything unexpected becomes an "internal error" of this scenario alone
+    (:func:`_internal_error`), never a crash of the whole run. ``limits`` carries the command line's
+    bounds (:mod:`fakecluster.scenario.limits`); ``observe`` is called for every run (each seed of a
+    sweep); ``invariants`` overrides the scenario's ``cluster.invariants``."""
     started = wallclock.real_perf_counter()
+    limits = limits or RunLimits()
     try:
-        scenario = load_scenario(path)
+        scenario = load_scenario(path, allowed_dirs=limits.allowed_dirs)
     except ScenarioError as err:
-        return ScenarioOutcome(
-            path,
-            path.stem,
-            0,
-            False,
-            [str(err)],
-            str(err),
-            wall_seconds=wallclock.real_perf_counter() - started,
-        )
+        return _failed_outcome(path, path.stem, 0, started, str(err))
+    except Exception as exc:  # a bug in the loader: one scenario fails, the others still run
+        return _failed_outcome(path, path.stem, 0, started, *_internal_error(path, "loading", None, exc))
     plugin = plugin or load_plugin()
+    play = functools.partial(play_seed, observe=observe, limits=limits, invariants=invariants)
+    if scenario.sweep is not None:
+        from fakecluster.scenario.sweep import run_sweep
+
+        return run_sweep(scenario, path, plugin, play)
+    return play(scenario, path, plugin, scenario.seed)
+
+
+def play_seed(
+    scenario: Scenario,
+    path: Path,
+    plugin: WorkloadPlugin,
+    seed: int,
+    *,
+    observe: Observe | None = None,
+    limits: RunLimits | None = None,
+    invariants: bool | None = None,
+) -> ScenarioOutcome:
+    """Play a loaded scenario with ``seed`` (the file's own, or one of its sweep's): the same run as
+    the file with ``seed: <seed>`` and no ``sweep`` key. A plain function of its arguments, so a sweep
+    can map it over seeds in any executor."""
+    started = wallclock.real_perf_counter()
+    if seed != scenario.seed:
+        scenario = scenario.model_copy(update={"seed": seed})
     gc_was_enabled = gc.isenabled()
     gc.disable()  # the cyclic collector rescans the whole (acyclic) object graph: superlinear in pods
     try:
-        run = ScenarioRun(scenario, path, plugin, invariants=invariants)
+        run = ScenarioRun(scenario, path, plugin, limits)
+        run.observe = observe
+        run.invariants = invariants
         with wallclock.virtual_time():
             outcome = run.play()
     except ScenarioError as err:
-        return ScenarioOutcome(
-            path,
-            scenario.name,
-            scenario.seed,
-            False,
-            [str(err)],
-            str(err),
-            wall_seconds=wallclock.real_perf_counter() - started,
+        return _failed_outcome(path, scenario.name, scenario.seed, started, str(err))
+    except BudgetExhausted as exc:
+        outcome = _failed_outcome(
+            path, scenario.name, scenario.seed, started, f"{escape_control(str(path))}: {exc}"
         )
-    except Exception:  # a bug in the cluster or controller: report it with the seed, do not crash the run
-        text = (
-            f"{path}: internal error while playing the scenario (seed {scenario.seed}):\n"
-            f"{traceback.format_exc()}"
-        )
-        return ScenarioOutcome(
-            path,
-            scenario.name,
-            scenario.seed,
-            False,
-            [text.splitlines()[0]],
-            text,
-            wall_seconds=wallclock.real_perf_counter() - started,
+        outcome.virtual_end, outcome.events_run = exc.virtual_time, exc.events
+        return outcome
+    except Exception as exc:  # a bug in the cluster or controller: report it with the seed, run the others
+        return _failed_outcome(
+            path, scenario.name, scenario.seed, started, *_internal_error(path, "playing", scenario.seed, exc)
         )
     finally:
         if gc_was_enabled:
@@ -136,16 +202,35 @@ def run_scenario(
     return outcome
 
 
+def _internal_error(path: Path, doing: str, seed: int | None, exc: BaseException) -> tuple[str, str]:
+    """One line naming the exception and where it was raised, with a hint to report it; the report adds
+    the traceback only when ``FAKECLUSTER_TRACEBACK=1`` (a user's terminal gets no Python traceback)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    detail = escape_control(" ".join(str(exc).split()))[:200]
+    with_seed = f" (seed {seed})" if seed is not None else ""
+    line = (
+        f"{escape_control(str(path))}: internal error while {doing} the scenario{with_seed}:"
+        f" {type(exc).__name__}{where}: {detail} -- a fakecluster bug: please report it with this file"
+    )
+    report = line
+    if os.environ.get("FAKECLUSTER_TRACEBACK") == "1":
+        report += "\n" + "".join(traceback.format_exception(exc))
+    return line, report
+
+
 class ScenarioRun:
     """One play of a scenario: the cluster, the recorder, the actions and the snapshots."""
 
     def __init__(
-        self, scenario: Scenario, path: Path, plugin: WorkloadPlugin, *, invariants: bool | None = None
+        self, scenario: Scenario, path: Path, plugin: WorkloadPlugin, limits: RunLimits | None = None
     ) -> None:
-        self.invariants = invariants
         self.scenario = scenario
         self.path = path
         self.plugin = plugin
+        self.limits = limits or RunLimits()
+        self.invariants: bool | None = None
+        """None: as the scenario says (``cluster.invariants``, default on); a bool overrides it."""
         self.manifests = scenario.manifests()
         self.shapes: dict[str, dict[str, RJobShape]] = {}
         self.namespaces: dict[str, str] = {}
@@ -159,16 +244,56 @@ class ScenarioRun:
                 )
             try:
                 name, groups = plugin.shapes(manifest)
-            except (TypeError, ValueError, AttributeError) as err:
+                if not isinstance(name, str) or not all(isinstance(g, str) for g in groups):
+                    raise TypeError("the JobSet and its replicated jobs are named by strings")
+            except (TypeError, ValueError, AttributeError, OverflowError) as err:
                 raise self._unreadable(i, err) from None
             self.shapes[name] = {g: RJobShape(s.replicas, s.pods_per_job) for g, s in groups.items()}
             self.namespaces[name] = (manifest.get("metadata") or {}).get("namespace") or "default"
+        self._check_pod_budget()
         validate_against_workload(scenario, self.shapes)
+        check_state_keys(scenario, kind_schemas(plugin), plugin.kind)
         self._timings: dict[str, PodTimings] = {}
         self._timings_by_rules: dict[tuple[int, ...], PodTimings] = {}
         self.rejections: list[str] = []
+        self.observe: Observe | None = None
 
     # ----------------------------------------------------------------- set-up
+    def _check_pod_budget(self) -> None:
+        """Refuse manifests asking for more pods than the budget before anything is created:
+        ``replicas: 1000000000`` passes the webhook (an int32) and would then exhaust memory."""
+        budget = self.scenario.cluster.budget
+        limit = self.limits.max_pods or budget.pods or DEFAULT_MAX_PODS
+        total = sum(g.replicas * g.pods_per_job for groups in self.shapes.values() for g in groups.values())
+        if total > limit:
+            raise ScenarioError(
+                f"the manifests ask for {total} pods, more than the limit of {limit} pods per scenario"
+                " (raise it with cluster.budget.pods or --max-pods)",
+                file=self.path,
+                field_path=self._manifest_path(0),
+                line=self.scenario.line_of(self._manifest_path(0)),
+            )
+
+    def _install_budget(self, cluster: Cluster) -> None:
+        budget = self.scenario.cluster.budget
+        install_budget(
+            cluster.clock,
+            self.limits.max_events or budget.events or DEFAULT_MAX_EVENTS,
+            self.limits.max_wall_seconds or budget.wall_seconds or DEFAULT_MAX_WALL_SECONDS,
+            wallclock.real_perf_counter,
+        )
+
+    def _install_plugin(self, cluster: Cluster) -> Any:
+        """Install the workload; an unknown or locked feature gate is the scenario's error, at its key."""
+        gates = dict(self.scenario.cluster.feature_gates)
+        try:
+            return self.plugin.install(cluster, gates, latency=self.scenario.cluster.latency.jobset)
+        except ValueError as err:
+            raise ScenarioError(
+                str(err), file=self.path, field_path="cluster.featureGates",
+                line=self.scenario.line_of("cluster.featureGates"),
+            ) from None
+
     def _config(self) -> ClusterConfig:
         latency = self.scenario.cluster.latency
         config = ClusterConfig(
@@ -218,6 +343,19 @@ class ScenarioRun:
         self._timings[uid] = timings
         return timings
 
+    def _rule_note(self, pod: Obj) -> str | None:
+        """What the ``pods`` rules fix for this pod that the diagnosis should say (``ready: never``
+        overrides any probe; ``exit: never`` runs until deleted)."""
+        timings = self._timings.get(pod["metadata"]["uid"])
+        if timings is None:
+            return None
+        notes = []
+        if timings.ready is not None and math.isinf(timings.ready):
+            notes.append("pods rule: ready never")
+        if timings.exit_after is not None and math.isinf(timings.exit_after):
+            notes.append("pods rule: exit never")
+        return ", ".join(notes) or None
+
     def _resolve(self, identity: PodIdentity) -> PodTimings:
         rule = resolve_pod_rule(self.scenario.pods, identity)
         return PodTimings(
@@ -233,23 +371,31 @@ class ScenarioRun:
 
     # ----------------------------------------------------------------- play
     def play(self) -> ScenarioOutcome:
-        cluster = Cluster(self.scenario.seed, self._config())
+        try:
+            cluster = Cluster(self.scenario.seed, self._config())
+        except ApiError as err:  # a node the API server refuses, which the format's checks let through
+            raise ScenarioError(
+                f"the API server rejected a node: {err.message}", file=self.path, field_path="cluster.nodes",
+                line=self.scenario.line_of("cluster.nodes"),
+            ) from None
         wallclock.move_to(0.0)
         self.cluster = cluster
         self.client = cluster.client("scenario")
-        controller = self.plugin.install(
-            cluster, dict(self.scenario.cluster.feature_gates), latency=self.scenario.cluster.latency.jobset
-        )
+        controller = self._install_plugin(cluster)
+        self._install_budget(cluster)
         monitor = self._monitor(cluster)
         if monitor is None:
             cluster.clock.on_advance = wallclock.move_to
         else:
+
             def on_advance(when: float) -> None:
                 wallclock.move_to(when)
                 monitor.on_advance(when)
 
             cluster.clock.on_advance = on_advance
         self.recorder = TraceRecorder(cluster, self.plugin)
+        if self.observe is not None:
+            self.observe(cluster, self.plugin)
         self.actions = ActionPlayer(
             cluster,
             self.plugin,
@@ -277,22 +423,33 @@ class ScenarioRun:
                 break
             cluster.run(t)
             snapshots[t] = self._snapshot(t)
-        if cluster.run(until):
+        stopped_by_until = cluster.run(until)
+        if stopped_by_until:
             cluster.clock.advance_to(until)  # stopped by `until`, not by quiescence: the run ends at `until`
         final = self._snapshot(cluster.clock.now)
         if monitor is not None:
             monitor.finish()
+        trace = list(self.recorder.trace)
+        events = list(self.recorder.events)
+        virtual_end = cluster.clock.now
+        action_errors = list(self.actions.errors)
+        events_run = cluster.clock.events_run
+        digest = hashlib.sha256((trace_digest(trace) + self.recorder.write_digest()).encode()).hexdigest()
+        probe = StuckProbe(cluster, self.recorder, self.plugin, self.shapes, rule_note=self._rule_note)
+        stuck, diagnosis = probe.judge(final, stopped_by_until=stopped_by_until)
         result = RunResult(
-            trace=self.recorder.trace,
+            trace=trace,
             final=final,
             snapshots=snapshots,
-            events=self.recorder.events,
+            events=events,
             rejection="\n".join(self.rejections) or None,
-            virtual_end=cluster.clock.now,
+            virtual_end=virtual_end,
             seed=self.scenario.seed,
+            stuck=stuck,
+            diagnosis=diagnosis,
+            plugin=self.plugin,
         )
         failures = check(self.scenario, result, shapes=self.shapes)
-        action_errors = self.actions.errors
         violations = [str(v) for v in monitor.violations] if monitor is not None else []
         messages = [f.summary for f in failures] + action_errors + violations
         report = ""
@@ -300,9 +457,8 @@ class ScenarioRun:
             report = render_failure(self.scenario, result, failures, self.shapes)
             if action_errors or violations:
                 report = "\n".join(action_errors + violations) + "\n" + report
-        digest = hashlib.sha256(
-            (trace_digest(result.trace) + self.recorder.write_digest()).encode()
-        ).hexdigest()
+        if stuck:
+            report = (report + "\n" if report else "") + "stuck diagnosis:\n" + _indent(diagnosis)
         return ScenarioOutcome(
             path=self.path,
             name=self.scenario.name,
@@ -312,8 +468,12 @@ class ScenarioRun:
             report=report,
             virtual_end=result.virtual_end,
             digest=digest,
-            events_run=cluster.clock.events_run,
+            events_run=events_run,
             trace=result.trace,
+            shapes=self.shapes,
+            stuck=stuck,
+            diagnosis=diagnosis,
+            measures=measure_distributions(self.scenario, trace, self.shapes),
         )
 
     def _monitor(self, cluster: Cluster) -> InvariantMonitor | None:
@@ -344,7 +504,7 @@ class ScenarioRun:
         """A manifest too malformed to read its shape (``replicas: two``): let a scratch API server say
         why, as it would for the real create, so the line names the field; else report the raw error."""
         scratch = Cluster(self.scenario.seed, ClusterConfig())
-        self.plugin.install(scratch, dict(self.scenario.cluster.feature_gates))
+        self._install_plugin(scratch)
         try:
             scratch.client("scenario").create(self.manifests[index])
         except ApiError as api_err:
@@ -379,3 +539,7 @@ class ScenarioRun:
     def _snapshot(self, t: float) -> Snapshot:
         server = self.cluster.server
         return Snapshot(time=t, objects={k: server.list(k) for k in SNAPSHOT_KINDS if k in server.kinds()})
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from fakecluster.api.objects import Obj
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
-from fakecluster.runtime import Controller
+from fakecluster.runtime import Controller, capped_backoff
 from fakecluster.scheduler.filters import (
     DEFAULT_SCHEDULER,
     INITIAL_BACKOFF,
@@ -234,7 +234,7 @@ class Scheduler:
                 reservations.append((node, queued.request))
                 queued.reserved_on = node.name
                 del group[key]
-                backoff = min(INITIAL_BACKOFF * 2 ** (queued.attempts - 1), MAX_BACKOFF)
+                backoff = capped_backoff(INITIAL_BACKOFF, queued.attempts - 1, MAX_BACKOFF)
                 self.controller.enqueue(key, after=max(queued.last_attempt + backoff - self.clock.now, 0.0))
             if not group:
                 del self._parked[signature]

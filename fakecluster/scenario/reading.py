@@ -1,0 +1,198 @@
+"""Bounded reading of scenario and manifest files: a hostile file fails with one line, never hangs.
+
+A scenario file is user input, and a path can name anything: a FIFO (``open`` blocks until a writer
+comes), ``/dev/zero`` (``read`` never ends), a 10 GB log. So a file is opened non-blocking, must be a
+*regular* file, and is read up to :data:`MAX_FILE_BYTES` (10 MiB; the largest library scenario is a few
+KiB). YAML is parsed by PyYAML's safe loader with two bounds it lacks: nesting depth
+(:data:`MAX_DEPTH`, checked while composing, before PyYAML's recursive composer could hit Python's
+recursion limit) and the size of the document once aliases are expanded (:data:`MAX_EXPANDED_NODES`,
+counted in linear time over the node graph, so a "billion laughs" alias bomb is refused in milliseconds
+rather than expanded by every later walk). Errors name the line; they never quote the file's content.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from fakecluster.scenario.errors import escape_control
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_EXPANDED_NODES",
+    "MAX_FILE_BYTES",
+    "UnreadableFile",
+    "YamlProblem",
+    "parse_bounded_yaml",
+    "read_bounded_text",
+]  # fmt: skip
+
+MAX_FILE_BYTES = 10 * 1024 * 1024
+"""Largest scenario or manifest file read (10 MiB)."""
+MAX_DEPTH = 100
+"""Deepest nesting of mappings and lists in one YAML document (a JobSet pod template is ~20 deep)."""
+MAX_EXPANDED_NODES = 1_000_000
+"""Most YAML nodes one document may hold with every alias expanded (each use of an alias counts)."""
+
+
+class UnreadableFile(Exception):
+    """The file cannot be read as text: missing, not a regular file, too large or not UTF-8."""
+
+
+class YamlProblem(Exception):
+    """The text is not acceptable YAML; ``line`` is 1-based when known."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+def _kind_of(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+    ):  # fmt: skip
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_bounded_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
+    """The UTF-8 text of the regular file ``path``, at most ``limit`` bytes; else :class:`UnreadableFile`.
+
+    ``O_NONBLOCK`` keeps ``open`` of a FIFO from waiting for a writer; the ``fstat`` of the opened
+    descriptor (not of the path: no race with a swapped file) refuses anything but a regular file.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except ValueError:
+        raise UnreadableFile("the path contains a NUL character") from None
+    except OSError as exc:
+        raise UnreadableFile(exc.strerror or type(exc).__name__) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise UnreadableFile(f"{_kind_of(mode)}, not a regular file")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise UnreadableFile(f"larger than the {limit // (1024 * 1024)} MiB limit for scenario files")
+    except OSError as exc:
+        raise UnreadableFile(exc.strerror or type(exc).__name__) from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise UnreadableFile(f"not valid UTF-8 (byte 0x{data[exc.start]:02x} on line {line})") from None
+
+
+class MultipleDocuments(YamlProblem):
+    """The stream holds more than one YAML document (``---``)."""
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader with a nesting-depth bound enforced while composing."""
+
+    _depth = 0
+
+    def get_single_node(self) -> Any:
+        """``Composer.get_single_node``, raising :class:`MultipleDocuments` for a second document."""
+        self.get_event()
+        document = None if self.check_event(yaml.StreamEndEvent) else self.compose_document()
+        if not self.check_event(yaml.StreamEndEvent):
+            raise MultipleDocuments("expected a single document", self.peek_event().start_mark.line + 1)
+        self.get_event()
+        return document
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark
+                raise YamlProblem(f"nested more than {MAX_DEPTH} levels deep", mark.line + 1)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _expanded_size(root: yaml.Node) -> int:
+    """Nodes in the document with aliases expanded, memoised per node (linear in the graph's size)."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in sizes:
+            continue
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.MappingNode):
+            children = [n for pair in node.value for n in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        if children_done:
+            total = 1 + sum(sizes.get(id(c), 0) for c in children)
+            sizes[id(node)] = min(total, MAX_EXPANDED_NODES + 1)
+            continue
+        stack.append((node, True))
+        stack.extend((c, False) for c in children if id(c) not in sizes)
+    return sizes[id(root)]
+
+
+def parse_bounded_yaml(text: str) -> tuple[yaml.Node | None, Any]:
+    """Compose and construct the single YAML document in ``text``: ``(node, data)``.
+
+    Every failure is a :class:`YamlProblem` with the line, including what PyYAML reports outside its
+    marked errors: an unprintable character (raised by the reader before any parsing), an integer too
+    long for Python to convert, and the two bounds of this module.
+    """
+    try:
+        loader = _BoundedLoader(text)
+    except yaml.reader.ReaderError as exc:
+        raise _reader_problem(exc, text) from None
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, None
+        if _expanded_size(node) > MAX_EXPANDED_NODES:
+            raise YamlProblem(
+                f"YAML aliases expand to more than {MAX_EXPANDED_NODES:,} nodes (an alias bomb?)",
+                node.start_mark.line + 1,
+            )
+        return node, loader.construct_document(node)
+    except yaml.reader.ReaderError as exc:
+        raise _reader_problem(exc, text) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or "unreadable YAML"
+        context = f" ({exc.context})" if exc.context else ""
+        raise YamlProblem(f"{problem}{context}", mark.line + 1 if mark else None) from None
+    except yaml.YAMLError as exc:
+        raise YamlProblem(escape_control(str(exc).splitlines()[0])) from None
+    except (ValueError, OverflowError, RecursionError) as exc:  # int() of a 5,000-digit number, ...
+        reason = escape_control(str(exc).split(":")[0])[:100]  # "Exceeds the limit (4300 digits) ..."
+        raise YamlProblem(f"a value cannot be read ({reason})") from None
+    finally:
+        loader.dispose()
+
+
+def _reader_problem(exc: yaml.reader.ReaderError, text: str) -> YamlProblem:
+    line = text.count("\n", 0, exc.position) + 1
+    code = exc.character if isinstance(exc.character, int) else 0
+    return YamlProblem(
+        f"control character U+{code:04X} is not allowed in YAML"
+        f" (write it escaped in a double-quoted string, e.g. \"\\x{code:02x}\")",
+        line,
+    )
