@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from fakecluster.explore import command as explore_command
 from fakecluster.report import cli as report_cli
 from fakecluster.scenario.errors import escape_control
 from fakecluster.scenario.limits import RunLimits
@@ -32,7 +33,10 @@ def main(argv: list[str] | None = None) -> int:
     _add_limit_options(run)
     report_cli.add_run_options(run)
     report_cli.add_commands(sub)
+    explore_command.add_parser(sub)
     args = parser.parse_args(argv)
+    if args.command == "explore":
+        return explore_command.run(args)
     if args.command == "diff":
         return report_cli.run_diff(args.a, args.b)
     if args.command == "export":

@@ -11,6 +11,7 @@ from typing import Any
 
 from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster
+from fakecluster.invariants import Invariant
 from fakecluster.workload_plugin import GroupShape, GroupWait, Slot
 
 JOBSET_NAME_KEY = "jobset.sigs.k8s.io/jobset-name"
@@ -108,6 +109,16 @@ class JobSetWorkload:
     def current_attempt(self, workload_obj: Obj) -> int:
         return int((workload_obj.get("status") or {}).get("restarts") or 0)
 
+    def scenario_strategy(self) -> Any:
+        """Hypothesis strategy of whole scenario files for ``fakecluster explore`` (:mod:`jobset.explore`)."""
+        from jobset.explore import scenarios
+
+        return scenarios()
+
+    def invariants(self) -> list[Invariant]:
+        from jobset.invariants import jobset_invariants
+
+        return jobset_invariants()
     def creation_waits(self, workload_obj: Obj) -> dict[str, list[GroupWait]]:
         from jobset.diagnosis import creation_waits
 

@@ -63,7 +63,7 @@ class ActionPlayer:
             i, action = entry
             milestone = action.when
             assert milestone is not None
-            if milestone.kind != event.kind or milestone.event != event.event:
+            if milestone.kind != event.kind or milestone.event not in (event.event, "Finished"):
                 continue
             hit = milestone.find(self.recorder.trace, self.shapes)
             if hit is not None:

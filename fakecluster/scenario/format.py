@@ -264,6 +264,9 @@ class ClusterSpec(_Model):
     faults: Faults = Field(default_factory=Faults)
     informer_lag: Duration = 0.0
     """How far the controllers' informer caches (their reads and watch events) trail the API server."""
+    invariants: Bool = True
+    """Check every invariant (``fakecluster.invariants`` and the workload's) during the run; a violation
+    fails the scenario. Off only for benchmarks that measure the cluster alone."""
 
     @model_validator(mode="after")
     def _unique_node_names(self) -> ClusterSpec:

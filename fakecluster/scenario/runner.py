@@ -22,6 +22,7 @@ from fakecluster import wallclock_freeze as wallclock
 from fakecluster.api.objects import Obj
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
+from fakecluster.invariants import InvariantMonitor, kubernetes_invariants
 from fakecluster.kubelet.pod_timings import PodTimings
 from fakecluster.scenario.actions import ActionPlayer
 from fakecluster.scenario.errors import ScenarioError, escape_control
@@ -134,12 +135,13 @@ def run_scenario(
     plugin: WorkloadPlugin | None = None,
     limits: RunLimits | None = None,
     observe: Observe | None = None,
+    invariants: bool | None = None,
 ) -> ScenarioOutcome:
     """Load, play and check one file (every seed of a ``sweep``). Bad input becomes a failed outcome with
     a one-line error; anything unexpected becomes an "internal error" of this scenario alone
     (:func:`_internal_error`), never a crash of the whole run. ``limits`` carries the command line's
     bounds (:mod:`fakecluster.scenario.limits`); ``observe`` is called for every run (each seed of a
-    sweep)."""
+    sweep); ``invariants`` overrides the scenario's ``cluster.invariants``."""
     started = wallclock.real_perf_counter()
     limits = limits or RunLimits()
     try:
@@ -149,7 +151,7 @@ def run_scenario(
     except Exception as exc:  # a bug in the loader: one scenario fails, the others still run
         return _failed_outcome(path, path.stem, 0, started, *_internal_error(path, "loading", None, exc))
     plugin = plugin or load_plugin()
-    play = functools.partial(play_seed, observe=observe, limits=limits)
+    play = functools.partial(play_seed, observe=observe, limits=limits, invariants=invariants)
     if scenario.sweep is not None:
         from fakecluster.scenario.sweep import run_sweep
 
@@ -165,6 +167,7 @@ def play_seed(
     *,
     observe: Observe | None = None,
     limits: RunLimits | None = None,
+    invariants: bool | None = None,
 ) -> ScenarioOutcome:
     """Play a loaded scenario with ``seed`` (the file's own, or one of its sweep's): the same run as
     the file with ``seed: <seed>`` and no ``sweep`` key. A plain function of its arguments, so a sweep
@@ -177,6 +180,7 @@ def play_seed(
     try:
         run = ScenarioRun(scenario, path, plugin, limits)
         run.observe = observe
+        run.invariants = invariants
         with wallclock.virtual_time():
             outcome = run.play()
     except ScenarioError as err:
@@ -225,6 +229,8 @@ class ScenarioRun:
         self.path = path
         self.plugin = plugin
         self.limits = limits or RunLimits()
+        self.invariants: bool | None = None
+        """None: as the scenario says (``cluster.invariants``, default on); a bool overrides it."""
         self.manifests = scenario.manifests()
         self.shapes: dict[str, dict[str, RJobShape]] = {}
         self.namespaces: dict[str, str] = {}
@@ -377,12 +383,21 @@ class ScenarioRun:
                 f"the API server rejected a node: {err.message}", file=self.path, field_path="cluster.nodes",
                 line=self.scenario.line_of("cluster.nodes"),
             ) from None
-        cluster.clock.on_advance = wallclock.move_to
         wallclock.move_to(0.0)
         self.cluster = cluster
         self.client = cluster.client("scenario")
         controller = self._install_plugin(cluster)
         self._install_budget(cluster)
+        monitor = self._monitor(cluster)
+        if monitor is None:
+            cluster.clock.on_advance = wallclock.move_to
+        else:
+
+            def on_advance(when: float) -> None:
+                wallclock.move_to(when)
+                monitor.on_advance(when)
+
+            cluster.clock.on_advance = on_advance
         self.recorder = TraceRecorder(cluster, self.plugin)
         if self.observe is not None:
             self.observe(cluster, self.plugin)
@@ -417,6 +432,8 @@ class ScenarioRun:
         if stopped_by_until:
             cluster.clock.advance_to(until)  # stopped by `until`, not by quiescence: the run ends at `until`
         final = self._snapshot(cluster.clock.now)
+        if monitor is not None:
+            monitor.finish()
         trace = list(self.recorder.trace)
         events = list(self.recorder.events)
         virtual_end = cluster.clock.now
@@ -439,12 +456,13 @@ class ScenarioRun:
             plugin=self.plugin,
         )
         failures = check(self.scenario, result, shapes=self.shapes)
-        messages = [f.summary for f in failures] + action_errors
+        violations = [str(v) for v in monitor.violations] if monitor is not None else []
+        messages = [f.summary for f in failures] + action_errors + violations
         report = ""
         if messages:
             report = render_failure(self.scenario, result, failures, self.shapes)
-            if action_errors:
-                report = "\n".join(action_errors) + "\n" + report
+            if action_errors or violations:
+                report = "\n".join(action_errors + violations) + "\n" + report
         if stuck:
             report = (report + "\n" if report else "") + "stuck diagnosis:\n" + _indent(diagnosis)
         return ScenarioOutcome(
@@ -462,6 +480,27 @@ class ScenarioRun:
             stuck=stuck,
             diagnosis=diagnosis,
             measures=measure_distributions(self.scenario, trace, self.shapes),
+        )
+
+    def _monitor(self, cluster: Cluster) -> InvariantMonitor | None:
+        """Invariants are on unless the scenario (``cluster.invariants: false``) or the caller turns them
+        off; they only read, so the trace is the same either way."""
+        enabled = self.invariants if self.invariants is not None else self.scenario.cluster.invariants
+        if not enabled:
+            return None
+        plugin_invariants = getattr(self.plugin, "invariants", None)
+        workload = plugin_invariants() if callable(plugin_invariants) else []
+        spec = self.scenario.cluster
+        latencies = spec.latency.model_dump()
+        # "quiet" must outlast every reaction still on its way: the Job controller's 1 s batching plus
+        # each configured controller latency and the informer lag.
+        window = 1.0 + sum(v for v in latencies.values() if isinstance(v, (int, float))) + spec.informer_lag
+        if spec.faults.conflict_rate > 0:
+            # a Conflict is retried after a rate-limited back-off of any length: quiet only when nothing
+            # at all is left to run
+            window = math.inf
+        return InvariantMonitor(
+            cluster.server, cluster.clock, [*kubernetes_invariants(), *workload], quiet_window=window
         )
 
     def _manifest_path(self, index: int) -> str:
