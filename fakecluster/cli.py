@@ -1,4 +1,4 @@
-"""``python -m fakecluster run PATH... [--json FILE]``: run scenario files or folders and report."""
+"""``python -m fakecluster run PATH... [--json FILE] [--report DIR] [--trace FILE]``, ``diff``, ``export``."""
 
 from __future__ import annotations
 
@@ -7,9 +7,12 @@ import json
 import sys
 from pathlib import Path
 
+from fakecluster.explore import command as explore_command
+from fakecluster.report import cli as report_cli
 from fakecluster.scenario.errors import escape_control
 from fakecluster.scenario.limits import RunLimits
 from fakecluster.scenario.runner import ScenarioOutcome, discover, run_scenario
+from fakecluster.scenario.trace import TraceEvent
 
 
 def _line(outcome: ScenarioOutcome) -> str:
@@ -28,25 +31,38 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--json", type=Path, help="write one JSON record per scenario to this file")
     run.add_argument("-q", "--quiet", action="store_true", help="print failures' reports only")
     _add_limit_options(run)
+    report_cli.add_run_options(run)
+    report_cli.add_commands(sub)
+    explore_command.add_parser(sub)
     args = parser.parse_args(argv)
+    if args.command == "explore":
+        return explore_command.run(args)
+    if args.command == "diff":
+        return report_cli.run_diff(args.a, args.b)
+    if args.command == "export":
+        return report_cli.run_export(args.scenario, args.directory)
     limits = RunLimits(
         max_events=args.max_events, max_wall_seconds=args.max_wall_seconds, max_pods=args.max_pods,
         allowed_dirs=tuple(args.allow_dir),
     )
     if args.json is not None and not _writable(args.json):
         return 2
+    sinks = report_cli.RunSinks(args.report, args.trace)
 
     files, missing = discover(args.paths)
     outcomes: list[ScenarioOutcome] = []
     for path in missing:
         print(f"ERROR {escape_control(str(path))}: no such file or directory", file=sys.stderr)
     for path in files:
-        outcome = run_scenario(path, limits=limits)
+        outcome, lifecycle = _run_one(path, sinks.wants_lifecycle, limits)
+        sinks.add(outcome, lifecycle)
         outcomes.append(outcome)
         if not args.quiet or not outcome.passed:
             print(_line(outcome))
         if not outcome.passed:
             print(_indent(outcome.report))
+        elif not args.quiet and (outcome.sweep is not None or outcome.stuck):
+            print(_indent(outcome.report))  # a sweep's figures and histograms; a stuck run's diagnosis
     failed = sum(1 for o in outcomes if not o.passed) + len(missing)
     passed = len(outcomes) - (failed - len(missing))
     if args.json:
@@ -56,8 +72,19 @@ def main(argv: list[str] | None = None) -> int:
             shown = escape_control(str(args.json))
             print(f"ERROR cannot write --json {shown}: {exc.strerror}", file=sys.stderr)
             return 2
+    for line in sinks.close():
+        print(line)
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 and outcomes else 1
+
+
+def _run_one(path: Path, lifecycle: bool, limits: RunLimits) -> tuple[ScenarioOutcome, list[TraceEvent]]:
+    """A plain run, or (for ``--report``) one with the report's pod-lifecycle observer attached."""
+    if lifecycle:
+        from fakecluster.report import run_for_report
+
+        return run_for_report(path, limits=limits)
+    return run_scenario(path, limits=limits), []
 
 
 def _positive_int(text: str) -> int:
@@ -102,4 +129,5 @@ def _indent(text: str) -> str:
     """Indent a report; each line with control characters escaped (a scenario's name could hold ANSI
     escapes that repaint the terminal)."""
     return "\n".join("    " + escape_control(line) for line in text.splitlines())
+
 

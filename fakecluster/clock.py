@@ -93,6 +93,12 @@ class Clock:
             heapq.heappop(heap)
         return heap[0][0] if heap else None
 
+    def upcoming(self, limit: int) -> list[Timer]:
+        """The next ``limit`` live timers in the order they will run (for the stuck diagnosis; a scan
+        of the whole queue, so never call it per event)."""
+        live = [entry for entry in self._heap if not entry[2].cancelled]
+        return [timer for _, _, timer in heapq.nsmallest(limit, live)]
+
     def stop(self) -> None:
         """Make :meth:`run` return after the current event."""
         self._stopped = True

@@ -19,9 +19,11 @@ from fakecluster.client.informer import Informer, InformerClient
 from fakecluster.client.internal import InternalClient
 from fakecluster.client.local import LocalClient
 from fakecluster.clock import Clock
-from fakecluster.controllers import node_lifecycle, podgc, taint_eviction, ttl_after_finished
+from fakecluster.controllers import endpointslice, node_lifecycle, podgc, taint_eviction, ttl_after_finished
+from fakecluster.controllers.endpointslice import EndpointSliceController
 from fakecluster.controllers.garbage_collector import GarbageCollector
 from fakecluster.controllers.job import job_controller
+from fakecluster.controllers.job.events import POD_CONTROL_REASONS
 from fakecluster.controllers.job.job_controller import JobController
 from fakecluster.controllers.node_lifecycle import NodeLifecycleController
 from fakecluster.controllers.podgc import PodGC
@@ -69,6 +71,8 @@ class ClusterConfig:
     informer_lag: float = 0.0
     """Seconds by which the controllers' reads and watch events trail the API server
     (:mod:`fakecluster.client.informer`); 0 reads the store directly."""
+    endpoint_slice_latency: float = 0.0
+    """``cluster.latency.endpointSlice``: pod/Service change -> EndpointSlice written (the batch period)."""
 
 
 class Cluster:
@@ -85,6 +89,11 @@ class Cluster:
         self.fault_stats = FaultStats()
         self._fault_rngs: dict[str, random.Random] = {}
         register_builtin(self.server)
+        self.server.resource("EndpointSlice").rng = self.rng("apiserver/endpointslices")
+        pod_control_events = self.rng("apiserver/job-pod-control-events")
+        self.server.resource("Event").rng_for = (
+            lambda obj: pod_control_events if obj.get("reason") in POD_CONTROL_REASONS
+            and (obj.get("regarding") or {}).get("kind") == "Job" else None)
         self.gc = GarbageCollector(self.clock, self.server, latency=self.config.gc_latency)
         for pool in self.config.nodes:
             self._add_pool(pool)
@@ -101,6 +110,9 @@ class Cluster:
         self.pod_gc = PodGC(self.client(podgc.COMPONENT), self.clock)
         self.ttl_after_finished_controller = TTLAfterFinishedController(
             self.client(ttl_after_finished.COMPONENT), self.clock)
+        self.endpoint_slice_controller = EndpointSliceController(
+            self.client(endpointslice.COMPONENT), self.clock, self.rng(endpointslice.COMPONENT),
+            latency=config.endpoint_slice_latency)
 
     def rng(self, component: str) -> random.Random:
         return random.Random(f"{self.seed}/{component}")

@@ -28,10 +28,30 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--allow-dir", action="append", default=[], metavar="DIR", dest="fakecluster_allow_dirs",
         help="let scenarios' {file:} references read from DIR too (repeatable)",
     )
+    group.addoption("--fakecluster-report", metavar="DIR", type=Path, default=None,
+                    help="write an HTML timeline per scenario item and an index.html into DIR")
 
 
 def _limits(config: pytest.Config) -> RunLimits:
     return RunLimits(allowed_dirs=tuple(Path(d) for d in config.getoption("fakecluster_allow_dirs") or ()))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A new run starts a new index (once, in the controlling process, before any xdist worker runs)."""
+    directory = config.getoption("fakecluster_report", None)
+    if directory is not None and not hasattr(config, "workerinput"):
+        from fakecluster.report.writer import start_report
+
+        start_report(directory)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The index is written once, by the controlling process (xdist workers only write pages)."""
+    directory = session.config.getoption("fakecluster_report", None)
+    if directory is not None and not hasattr(session.config, "workerinput") and directory.exists():
+        from fakecluster.report.writer import write_index
+
+        write_index(directory)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -64,8 +84,19 @@ class ScenarioItem(pytest.Item):
                 self.config.addinivalue_line("markers", f"{marker}: scenario tag {tag!r}")
                 self.add_marker(marker)
 
+    report_page: Path | None = None
+
     def runtest(self) -> None:
-        outcome = run_scenario(self.path, limits=_limits(self.config))
+        directory = self.config.getoption("fakecluster_report", None)
+        if directory is None:
+            outcome = run_scenario(self.path, limits=_limits(self.config))
+        else:
+            from fakecluster.report import run_for_report
+            from fakecluster.report.writer import write_page
+
+            outcome, lifecycle = run_for_report(self.path, limits=_limits(self.config))
+            self.report_page = write_page(directory, outcome, lifecycle)
+            self.user_properties.append(("report", str(self.report_page)))
         self.user_properties.append(("digest", outcome.digest))
         self.user_properties.append(("virtualEnd", outcome.virtual_end))
         if not outcome.passed:
@@ -73,7 +104,10 @@ class ScenarioItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ScenarioFailed):
-            return "\n".join(escape_control(line) for line in excinfo.value.outcome.report.splitlines())
+            text = "\n".join(escape_control(line) for line in excinfo.value.outcome.report.splitlines())
+            if self.report_page is not None:
+                text += f"\nreport: {self.report_page.resolve().as_uri()}"
+            return text
         return str(super().repr_failure(excinfo, style=style))
 
     def reportinfo(self) -> tuple[Path, int, str]:

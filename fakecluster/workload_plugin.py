@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster
+from fakecluster.invariants import Invariant
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +38,17 @@ class GroupShape:
     pods_per_job: int
 
 
+@dataclass(frozen=True, slots=True)
+class GroupWait:
+    """An unmet gate a group's Jobs wait on before they are created: ``policy`` (``InOrder``,
+    ``dependsOn``, ``suspend``), the ``target`` group and the state it must reach (``Ready``,
+    ``Complete``); used by the stuck diagnosis."""
+
+    policy: str
+    target: str
+    state: str
+
+
 class WorkloadPlugin(Protocol):
     kind: str
     """The workload's top-level kind (``JobSet``)."""
@@ -58,8 +70,30 @@ class WorkloadPlugin(Protocol):
         """Slot of a Pod or Job created for the workload, from its labels; None if not the workload's."""
         ...
 
+    def slot_labels(
+        self, owner: str, group: str, job_index: int | None, pod_index: int | None
+    ) -> dict[str, str]:
+        """Labels that select a slot's pods on a real cluster (for exports such as KWOK stages)."""
+        ...
+
+    def pod_templates(self, manifest: Obj) -> dict[str, Obj]:
+        """Each group's pod template, read from a (not yet defaulted) manifest."""
+        ...
+
     def current_attempt(self, workload_obj: Obj) -> int:
         """Restart attempt whose pods a pod reference addresses (JobSet: ``status.restarts``)."""
+        ...
+
+    def invariants(self) -> list[Invariant]:
+        """A fresh set of the workload's own invariants, checked in every run beside the cluster's."""
+        ...
+
+    def creation_waits(self, workload_obj: Obj) -> dict[str, list[GroupWait]]:
+        """Group -> the unmet gates its Jobs' creation waits on (the stuck diagnosis asks)."""
+        ...
+
+    def finished(self, workload_obj: Obj) -> bool:
+        """Whether the object reached a terminal state (JobSet: Completed or Failed is True)."""
         ...
 
 

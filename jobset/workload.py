@@ -12,7 +12,8 @@ from typing import Any
 from fakecluster.api.batch_labels import JOB_COMPLETION_INDEX_ANNOTATION
 from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster
-from fakecluster.workload_plugin import GroupShape, Slot
+from fakecluster.invariants import Invariant
+from fakecluster.workload_plugin import GroupShape, GroupWait, Slot
 from jobset.api.v1alpha2.jobset_types import (
     JOB_INDEX_KEY,
     JOBSET_NAME_KEY,
@@ -42,12 +43,17 @@ class JobSetWorkload:
 
     def _start(self, cluster: Cluster, gates: Any, latency: float) -> Any:
         from jobset.controller import JobSetController
+        from jobset.controller.pod_controller import PodController
 
         client = cluster.client("jobset-controller")
-        return JobSetController(client, cluster.clock, gates=gates, latency=latency)
+        controller: Any = JobSetController(client, cluster.clock, gates=gates, latency=latency)
+        # The pod controller runs in the same manager process, on the same client and cache.
+        controller.pod_controller = PodController(client, cluster.clock, latency=latency)
+        return controller
 
     def restart_controller(self, cluster: Cluster, controller: Any) -> Any:
         """A crashed process keeps nothing: a new controller with the same gates and latency."""
+        controller.pod_controller.stop()
         controller.stop()
         return self._start(cluster, controller.gates, controller.controller.latency)
 
@@ -82,8 +88,52 @@ class JobSetWorkload:
             attempt=_int_or_none(labels.get(RESTARTS_KEY)),
         )
 
+    def slot_labels(
+        self, owner: str, group: str, job_index: int | None, pod_index: int | None
+    ) -> dict[str, str]:
+        """The labels by which a real cluster's pods of that slot are selected (the controller's
+        ``jobset.sigs.k8s.io/*`` labels, ``pkg/controllers/jobset_controller.go`` labelAndAnnotateObject,
+        and the Job controller's completion index): what KWOK stage selectors match on."""
+        labels = {JOBSET_NAME_KEY: owner, REPLICATED_JOB_NAME_KEY: group}
+        if job_index is not None:
+            labels[JOB_INDEX_KEY] = str(job_index)
+        if pod_index is not None:
+            labels[JOB_COMPLETION_INDEX_ANNOTATION] = str(pod_index)
+        return labels
+
+    def pod_templates(self, manifest: Obj) -> dict[str, Obj]:
+        """Each replicated job's pod template (``spec.replicatedJobs[].template.spec.template``)."""
+        templates: dict[str, Obj] = {}
+        for rjob in (manifest.get("spec") or {}).get("replicatedJobs") or ():
+            if isinstance(rjob, dict):
+                job_spec = (rjob.get("template") or {}).get("spec") or {}
+                templates[str(rjob.get("name", ""))] = job_spec.get("template") or {}
+        return templates
+
     def current_attempt(self, workload_obj: Obj) -> int:
         return int((workload_obj.get("status") or {}).get("restarts") or 0)
+
+    def scenario_strategy(self) -> Any:
+        """Hypothesis strategy of whole scenario files for ``fakecluster explore`` (:mod:`jobset.explore`)."""
+        from jobset.explore import scenarios
+
+        return scenarios()
+
+    def invariants(self) -> list[Invariant]:
+        from jobset.invariants import jobset_invariants
+
+        return jobset_invariants()
+    def creation_waits(self, workload_obj: Obj) -> dict[str, list[GroupWait]]:
+        from jobset.diagnosis import creation_waits
+
+        return creation_waits(workload_obj)
+
+    def finished(self, workload_obj: Obj) -> bool:
+        """``jobSetFinished`` (upstream ``pkg/controllers/jobset_controller.go``): Completed or Failed."""
+        return any(
+            c.get("type") in ("Completed", "Failed") and c.get("status") == "True"
+            for c in (workload_obj.get("status") or {}).get("conditions") or ()
+        )
 
 
 plugin = JobSetWorkload()

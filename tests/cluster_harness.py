@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver.server import WatchEvent
+from fakecluster.api.watch import WatchEvent
 from fakecluster.cluster import Cluster
 
 NS = "default"

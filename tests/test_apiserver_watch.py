@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from apiserver_harness import Recorder, brief, job, make_server, pod, rv, widget
 
-from fakecluster.apiserver.server import WatchEvent
+from fakecluster.api.watch import WatchEvent
 
 # ------------------------------------------------------------------------------------------- watch
 

@@ -179,12 +179,13 @@ def test_job_restart_policy_always_is_invalid() -> None:
     err = raises(lambda: server.create(body))
     assert err.code == 422
     assert err.reason == "Invalid"
+    # validateJobSpec reads Always as "unset" (SetDefaults_PodSpec may have put it there).
     assert err.message == (
-        'Job.batch "x" is invalid: spec.template.spec.restartPolicy: Unsupported value: "Always": '
-        'supported values: "OnFailure", "Never"'
+        'Job.batch "x" is invalid: spec.template.spec.restartPolicy: Required value: '
+        'valid values: "OnFailure", "Never"'
     )
-    assert err.causes == [FieldError.not_supported("spec.template.spec.restartPolicy", "Always",
-                                                   ("OnFailure", "Never"))]
+    assert err.causes == [FieldError.required("spec.template.spec.restartPolicy",
+                                              'valid values: "OnFailure", "Never"')]
     del body["spec"]["template"]["spec"]["restartPolicy"]  # defaulted to Always, so still invalid
     assert raises(lambda: server.create(body)).causes[0].field == "spec.template.spec.restartPolicy"
     assert server.count("Job") == 0

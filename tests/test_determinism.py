@@ -81,3 +81,25 @@ def test_a_different_seed_changes_a_jittered_trace(tmp_path: Path) -> None:
         copy.write_text(yaml.safe_dump(data))
         digests.add(run_scenario(copy).digest)
     assert len(digests) == 2
+
+
+def test_a_sweep_gives_the_same_per_seed_digests_under_different_hash_seeds(tmp_path: Path) -> None:
+    """Scenario format 1.1 ``sweep``: every seed's digest, not only their combined one, is stable."""
+    source = next(p for p in sorted(SCENARIOS.rglob("*.yaml")) if "jitter" in p.read_text())
+    data = yaml.safe_load(source.read_text())
+    data["sweep"] = {"seeds": 4}
+    for manifest in [data["jobset"]] if "jobset" in data else data["jobsets"]:
+        if isinstance(manifest, dict) and set(manifest) == {"file"}:
+            manifest["file"] = str((source.parent / manifest["file"]).resolve())
+    swept = tmp_path / "sweep.yaml"
+    swept.write_text(yaml.safe_dump(data))
+    runs = []
+    for hash_seed in ("3", "999"):
+        out = tmp_path / f"sweep-{hash_seed}.json"
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        subprocess.run([sys.executable, "-m", "fakecluster", "run", str(swept), "--json", str(out), "-q"],
+                       cwd=ROOT, env=env, check=False, capture_output=True, text=True)  # fmt: skip
+        (record,) = json.loads(out.read_text())
+        runs.append((record["digest"], record["digests"]))
+    assert runs[0] == runs[1]
+    assert len(set(runs[0][1])) == 4

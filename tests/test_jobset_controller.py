@@ -26,7 +26,7 @@ from jobset_harness import (
 )
 
 from fakecluster.api.objects import Obj, clone
-from fakecluster.apiserver.server import WatchEvent
+from fakecluster.api.watch import WatchEvent
 from fakecluster.client.local import LocalClient
 from fakecluster.clock import rfc3339
 from fakecluster.cluster import Cluster, ClusterConfig

@@ -241,7 +241,8 @@ def _record(seconds: int) -> tuple[TraceRecorder, list[TraceEvent]]:
 def test_listeners_hear_every_event_as_it_is_recorded_and_events_are_kept() -> None:
     recorder, heard = _record(5)
     assert heard == recorder.trace
-    assert [(e.kind, e.event) for e in recorder.trace if e.kind != "Pod"] == [
+    assert ("EndpointSlice", "Created") in [(e.kind, e.event) for e in recorder.trace]
+    assert [(e.kind, e.event) for e in recorder.trace if e.kind not in ("Pod", "EndpointSlice")] == [
         ("JobSet", "Created"),
         ("Job", "Created"),
         ("Job", "Ready"),

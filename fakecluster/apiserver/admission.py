@@ -21,6 +21,8 @@ class Admission:
     validating: ValidatingHook | None
     operations: tuple[str, ...]
     copies_on_write: bool
+    in_tree: bool = False
+    """An in-tree admission plugin (Priority, ...): its refusals are not prefixed like a webhook's."""
 
 
 class AdmissionChain:
@@ -38,6 +40,7 @@ class AdmissionChain:
         validating: ValidatingHook | None = None,
         operations: Iterable[str] = ("CREATE", "UPDATE"),
         copies_on_write: bool = False,
+        in_tree: bool = False,
     ) -> None:
         """Add a webhook to the chain for ``kind``. Mutating hooks all run before validating ones, and
         the schema check runs after the mutating ones, on what they made of the object.
@@ -46,7 +49,7 @@ class AdmissionChain:
         in place (as every UPDATE hook must, its input sharing subtrees with the stored object), so a
         donated create (``create(donate=True)``) need not be deep-copied for it."""
         self.hooks.setdefault(kind, []).append(
-            Admission(name, mutating, validating, tuple(operations), copies_on_write))
+            Admission(name, mutating, validating, tuple(operations), copies_on_write, in_tree))
 
     def create_mutators(self, kind: str) -> list[Admission]:
         """The mutating webhooks a CREATE of ``kind`` runs."""
@@ -62,6 +65,8 @@ class AdmissionChain:
             try:
                 result = fn(op, obj, old)
             except ApiError as err:
+                if hook.in_tree:
+                    raise
                 raise err.with_prefix(f'admission webhook "{hook.name}" denied the request: ') from None
             if mutate and result is not None:
                 obj = result

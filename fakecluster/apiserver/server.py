@@ -76,10 +76,11 @@ class ApiServer:
         validating: ValidatingHook | None = None,
         operations: Iterable[str] = ("CREATE", "UPDATE"),
         copies_on_write: bool = False,
+        in_tree: bool = False,
     ) -> None:
         """See :meth:`AdmissionChain.register <fakecluster.apiserver.admission.AdmissionChain.register>`."""
         self._admission.register(kind, name, mutating=mutating, validating=validating, operations=operations,
-                                 copies_on_write=copies_on_write)
+                                 copies_on_write=copies_on_write, in_tree=in_tree)
 
     def resource(self, kind: str) -> ResourceType:
         try:

@@ -199,7 +199,8 @@ class WritePath:
         if key in self._storage.objects[kind]:
             raise errors.AlreadyExists(rtype.plural, rtype.group, meta["name"])
         now = self._clock.timestamp()
-        meta["uid"] = uuid4(self._rng.getrandbits(128))
+        rng = rtype.rng if rtype.rng_for is None else (rtype.rng_for(obj) or rtype.rng)
+        meta["uid"] = uuid4((rng or self._rng).getrandbits(128))
         meta["creationTimestamp"] = now
         for stale in ("deletionTimestamp", "deletionGracePeriodSeconds"):
             meta.pop(stale, None)

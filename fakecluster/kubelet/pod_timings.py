@@ -7,8 +7,8 @@ unit tests) for each pod's :class:`PodTimings`; the cluster never interprets sce
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from fakecluster.api.objects import Obj
@@ -32,10 +32,20 @@ class PodTimings:
     exit_after: float | None = None
     """From running until the container exits; None: the command decides (``sleep N``), else never."""
     exit_code: int = 0
+    exit_runs: tuple[tuple[float, int], ...] = ()
+    """Per successive run of a container (its restart count), (exit_after, exit_code); the last entry
+    repeats. Empty: every run uses ``exit_after``/``exit_code``."""
     terminate: float = 0.0
     """After deletion: time the containers take to stop (capped by the grace period)."""
     jitter: float = 0.0
     """Each delay above gets a seeded random extra in [0, jitter]."""
+    pull_failures: float = 0
+    """How many image pulls fail (``ErrImagePull``, then ``ImagePullBackOff``) before one succeeds; each
+    attempt takes ``pull``; ``NEVER`` (inf): every pull fails."""
+    probe_fail_for: Mapping[str, float] = field(default_factory=dict)
+    """Per probe kind (``startup``, ``readiness``, ``liveness``): seconds from each container start during
+    which that probe fails (``NEVER``: always); kinds not given always succeed
+    (:func:`fakecluster.kubelet.prober.probe_succeeds`)."""
 
 
 class Jitters(NamedTuple):

@@ -11,17 +11,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from fakecluster.scenario import expectations_v11 as v11
 from fakecluster.scenario.durations import format_seconds
 from fakecluster.scenario.format import Expectation, Scenario, StateCheck
 from fakecluster.scenario.matching import show, subset_match
 from fakecluster.scenario.milestones import Milestone, Shapes, workload_shapes
 from fakecluster.scenario.trace import Snapshot, TraceEvent
 
+if TYPE_CHECKING:
+    from fakecluster.workload_plugin import WorkloadPlugin
+
 __all__ = ["Failure", "RunResult", "check"]
 
-_COUNT_KINDS = {"jobs": "Job", "pods": "Pod", "services": "Service", "jobsets": "JobSet", "nodes": "Node"}
+_COUNT_KINDS = {"jobs": "Job", "pods": "Pod", "services": "Service", "jobsets": "JobSet", "nodes": "Node",
+                "endpointslices": "EndpointSlice"}
 
 
 @dataclass(slots=True)
@@ -35,6 +40,13 @@ class RunResult:
     rejection: str | None
     virtual_end: float
     seed: int
+    stuck: bool = False
+    """The run ended with a JobSet neither Completed nor Failed and nothing but unbounded waiting left."""
+    diagnosis: str = ""
+    """What each unfinished replicated job waits for (:mod:`fakecluster.scenario.diagnosis`)."""
+    plugin: WorkloadPlugin | None = None
+    """Resolves pod references of object assertions (slots and the current attempt)."""
+    job_events: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -70,9 +82,19 @@ def _check_one(index: int, exp: Expectation, result: RunResult, shapes: Shapes) 
         if exp.never is not None:
             return _never(index, head, exp.never, result, shapes)
         if exp.events is not None:
-            return _events(index, head, exp.events.contains, result.events)
+            check = exp.events
+            events = result.events if check.job is None else [
+                e for e in result.job_events if (e.get("regarding") or {}).get("name") == check.job]
+            return (_events(index, head, check.contains or [], events)
+                    or _absent(index, head, check.absent or [], events))
         if exp.rejected is not None:
             return _rejected(index, head, exp.rejected.message, result.rejection)
+        if exp.gap is not None:
+            return v11.check_gap(index, head, exp.gap, result, shapes)
+        if exp.stuck is not None:
+            return v11.check_stuck(index, head, exp.stuck, result)
+        if exp.distribution is not None:
+            return None  # judged over every run of the sweep (fakecluster.scenario.sweep)
         state = exp.state
         return _state(index, exp, state, result) if state is not None else None
     except ValueError as exc:
@@ -141,7 +163,12 @@ def _event_matches(partial: Mapping[str, Any], event: Mapping[str, Any]) -> bool
     subset match (``regarding: {name: mpi}``)."""
     texts = [str(event[k]) for k in ("note", "message") if event.get(k) is not None]
     for key, want in partial.items():
-        if key in ("message", "note"):
+        if key == "count":  # how often it happened: the series count, or the legacy count
+            have = (event.get("series") or {}).get("count") or event.get("deprecatedCount") \
+                or event.get("count") or 1
+            if int(want) != int(have):
+                return False
+        elif key in ("message", "note"):
             if not any(str(want) == text or str(want) in text for text in texts):
                 return False
         elif subset_match({key: want}, event):
@@ -161,6 +188,19 @@ def _events(
             recorded = ", ".join(f"{e.get('type', '?')}/{e.get('reason', '?')}" for e in events) or "none"
             return Failure(index, f"{head}: no event matching {show(partial)}{after}; recorded: {recorded}")
         position += 1
+    return None
+
+
+def _absent(
+    index: int, head: str, absent: list[dict[str, Any]], events: list[dict[str, Any]]
+) -> Failure | None:
+    """``absent``: no recorded event matches any of these."""
+    for number, partial in enumerate(absent):
+        hit = next((e for e in events if _event_matches(partial, e)), None)
+        if hit is not None:
+            note = hit.get("note") or hit.get("message") or ""
+            return Failure(index, f"{head}: absent[{number}] {show(partial)} was recorded: "
+                                  f"{hit.get('type', '?')}/{hit.get('reason', '?')} {note!r}")
     return None
 
 
@@ -188,6 +228,8 @@ def _state(index: int, exp: Expectation, state: StateCheck, result: RunResult) -
     if snapshot is None:
         return Failure(index, f"{head}: the run recorded no final snapshot")
     problems = _state_problems(state, snapshot)
+    for key, by_name in state.objects():
+        problems.extend(v11.object_problems(key, by_name, snapshot, result.plugin))
     if not problems:
         return None
     return Failure(index, f"{head}: {'; '.join(problems)}", _related_rjobs(state))
@@ -248,4 +290,5 @@ def _related_rjobs(state: StateCheck) -> list[str]:
         for item in items if isinstance(items, list) else []:
             if isinstance(item, Mapping) and isinstance(item.get("name"), str):
                 names.append(item["name"])
+    names.extend(ref.split("[")[0].split("/")[-1] for ref in state.pods or {} if "[" in ref)
     return names

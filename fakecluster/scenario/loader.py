@@ -21,7 +21,7 @@ from pydantic_core import ErrorDetails
 from fakecluster.scenario import format as fmt
 from fakecluster.scenario.errors import FieldProblem, ScenarioError, escape_control, join_path, nearest_line
 from fakecluster.scenario.file_refs import RefusedReference, resolve_reference
-from fakecluster.scenario.milestones import Milestone, PodRef, Shapes
+from fakecluster.scenario.milestones import Milestone, PodRef, Shapes, parse_pod_ref
 from fakecluster.scenario.reading import (
     MultipleDocuments,
     UnreadableFile,
@@ -279,6 +279,14 @@ def validate_against_workload(scenario: fmt.Scenario, shapes: Shapes) -> None:
         for key in ("happens", "never"):
             if isinstance(getattr(exp, key), Milestone):
                 checker.milestone(getattr(exp, key), f"expect[{i}].{key}")
+        if exp.gap is not None:
+            checker.milestone(exp.gap.from_, f"expect[{i}].gap.from")
+            checker.milestone(exp.gap.to, f"expect[{i}].gap.to")
+        if exp.distribution is not None:
+            span, where = exp.distribution.of, f"expect[{i}].distribution.of"
+            checker.milestone(span.to, where if span.start is None else f"{where}.to")
+            if span.start is not None:
+                checker.milestone(span.start, f"{where}.from")
         state = exp.state
         if state is not None:
             base = f"expect[{i}].final" if exp.final is not None else f"expect[{i}]"
@@ -374,6 +382,14 @@ class _WorkloadChecker:
                 self.jobset(obj.jobset, f"{path}.{verb}.jobset", "jobset: NAME")
 
     def state(self, state: fmt.StateCheck, base: str) -> None:
+        for ref_text in state.pods or {}:
+            if "[" in ref_text:  # a pod reference; any other key is a pod's own name
+                path = join_path(join_path(base, "pods"), ref_text)
+                try:
+                    ref = parse_pod_ref(ref_text)
+                except ValueError as exc:
+                    raise self.fail(path, str(exc)) from None
+                self.pod_ref(ref, path)
         for name in state.jobsets or {}:
             self.jobset(name, f"{base}.jobsets.{name}", "")
         if state.jobset is None:

@@ -64,10 +64,11 @@ def _is_zero(value: Any) -> bool:
 
 
 def _list_key(items: list[Any]) -> str | None:
-    """The key a list of mappings is matched by: ``name`` if every item has one, else ``type``."""
+    """The key a list of mappings is matched by: ``name`` if every item has one, else ``type``, else
+    ``hostname`` (format 1.1: EndpointSlice ``endpoints``, whose items have no name)."""
     if not items or not all(isinstance(item, Mapping) for item in items):
         return None
-    for key in ("name", "type"):
+    for key in ("name", "type", "hostname"):
         if all(key in item for item in items):
             return key
     return None

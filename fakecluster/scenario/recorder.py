@@ -67,6 +67,9 @@ class TraceRecorder:
         self.trace: list[TraceEvent] = []
         self.events: list[Obj] = []
         self._event_index: dict[str, int] = {}
+        self.job_events: list[Obj] = []
+        """Events regarding Jobs (the Job controller's), in creation order, each its latest version."""
+        self._job_event_index: dict[str, int] = {}
         self._writes = hashlib.sha256()
         self._write_log: list[str] = []
         """Lines not hashed yet: hashing in batches costs a fraction of one ``update`` per write."""
@@ -78,6 +81,7 @@ class TraceRecorder:
         server.watch(plugin.kind, self._on_workload)
         if "Event" in server.kinds():
             server.watch("Event", self._on_event)
+        server.watch("EndpointSlice", self._on_endpoint_slice)
 
     def write_digest(self) -> str:
         self._flush_write_log()
@@ -191,20 +195,41 @@ class TraceRecorder:
         if restarts > ((old.get("status") or {}).get("restarts") or 0):
             self._emit(obj, kind, "Restarted", str(restarts), own_name=True)
 
+    def _on_endpoint_slice(self, event: WatchEvent) -> None:
+        """Slices are in the trace (format 1.1): created, updated, deleted, with how many of their
+        endpoints are ready (``ready 3/4``)."""
+        self._log_write(event)
+        obj = event.object
+        endpoints = obj.get("endpoints") or ()
+        ready = sum(1 for e in endpoints if (e.get("conditions") or {}).get("ready"))
+        verb = {"ADDED": "Created", "MODIFIED": "Updated", "DELETED": "Deleted"}[event.type]
+        meta = obj["metadata"]
+        record = TraceEvent(self.cluster.clock.now, len(self.trace), "EndpointSlice",
+                            meta.get("namespace", ""), meta["name"], verb,
+                            detail=f"ready {ready}/{len(endpoints)}")
+        self.trace.append(record)
+        for listener in self.listeners:
+            listener(record)
+
     def _on_event(self, event: WatchEvent) -> None:
         self._log_write(event)
         if event.type == "DELETED":
             return
         obj = event.object
         regarding = obj.get("regarding") or obj.get("involvedObject") or {}
-        if regarding.get("kind") != self.plugin.kind:
+        kind = regarding.get("kind")
+        if kind == self.plugin.kind:
+            events, index = self.events, self._event_index
+        elif kind == "Job":
+            events, index = self.job_events, self._job_event_index
+        else:
             return
         name = obj["metadata"]["name"]
-        if name in self._event_index:
-            self.events[self._event_index[name]] = obj
+        if name in index:
+            events[index[name]] = obj
         else:
-            self._event_index[name] = len(self.events)
-            self.events.append(obj)
+            index[name] = len(events)
+            events.append(obj)
 
 
 def _slot_fields(slot: Slot | None) -> SlotFields:

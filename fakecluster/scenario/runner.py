@@ -7,11 +7,13 @@ the trace, as a person watching the cluster would react.
 
 from __future__ import annotations
 
+import functools
 import gc
 import hashlib
+import math
 import os
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,7 @@ from fakecluster import wallclock_freeze as wallclock
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
+from fakecluster.invariants import InvariantMonitor, kubernetes_invariants
 from fakecluster.kubelet.pod_timings import PodTimings
 from fakecluster.scenario.actions import ActionPlayer
 from fakecluster.scenario.errors import ScenarioError, escape_control
@@ -35,11 +38,13 @@ from fakecluster.scenario.limits import (
 )
 from fakecluster.scenario.loader import load_scenario, validate_against_workload
 from fakecluster.scenario.recorder import TraceRecorder
+from fakecluster.scenario.schemas import check_state_keys, kind_schemas
+from fakecluster.scenario.stuck import StuckProbe, measure_distributions
 from fakecluster.scenario.timeline import render_failure
 from fakecluster.scenario.trace import Snapshot, TraceEvent, trace_digest
 from fakecluster.workload_plugin import GroupShape, WorkloadPlugin, load_plugin
 
-SNAPSHOT_KINDS = ("JobSet", "Job", "Pod", "Service", "Node")
+SNAPSHOT_KINDS = ("JobSet", "Job", "Pod", "Service", "Node", "EndpointSlice")
 
 
 @dataclass(slots=True)
@@ -57,9 +62,22 @@ class ScenarioOutcome:
     digest: str = ""
     events_run: int = 0
     trace: list[TraceEvent] = field(default_factory=list)
+    shapes: dict[str, dict[str, GroupShape]] = field(default_factory=dict)
+    stuck: bool = False
+    diagnosis: str = ""
+    measures: dict[int, float | None] = field(default_factory=dict)
+    """Per ``distribution`` expectation (by index in ``expect``): this run's time, None if it never
+    happened (:mod:`fakecluster.scenario.sweep` aggregates them over seeds)."""
+    sweep: Any = None
+    """For a ``sweep`` scenario: its :class:`~fakecluster.scenario.sweep.SweepSummary`."""
 
     def record(self) -> dict[str, Any]:
         """The ``--json`` record (format doc: path, passed, failures, virtualEnd, digest at least)."""
+        if self.sweep is not None:
+            return {**self._record(), **self.sweep.record()}
+        return self._record()
+
+    def _record(self) -> dict[str, Any]:
         return {
             "path": str(self.path),
             "name": self.name,
@@ -70,6 +88,7 @@ class ScenarioOutcome:
             "wallSeconds": round(self.wall_seconds, 6),
             "events": self.events_run,
             "digest": self.digest,
+            "stuck": self.stuck,
         }
 
 
@@ -92,42 +111,89 @@ def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
     return files, missing
 
 
-def run_scenario(
-    path: Path, *, plugin: WorkloadPlugin | None = None, limits: RunLimits | None = None
+Observe = Callable[[Cluster, WorkloadPlugin], None]
+"""Called once the cluster is assembled, before anything is applied: a pure observer (a report's extra
+watches) attaches itself here. It must not write to the cluster."""
+
+
+def _failed_outcome(
+    path: Path, name: str, seed: int, started: float, /, *texts: str
 ) -> ScenarioOutcome:
-    """Load, play and check one file. Bad input becomes a failed outcome with a one-line error; anything
-    unexpected becomes an "internal error" of this scenario alone (:func:`_internal_error`), never a crash
-    of the whole run. ``limits`` carries the command line's bounds (:mod:`fakecluster.scenario.limits`)."""
+    """A failed outcome: ``texts`` is the one-line message and optionally the longer report."""
+    message = texts[0]
+    report = texts[1] if len(texts) > 1 else None
+    return ScenarioOutcome(
+        path, name, seed, False, [message], report if report is not None else message,
+        wall_seconds=wallclock.real_perf_counter() - started,
+    )
+
+
+def run_scenario(
+    path: Path,
+    *,
+    plugin: WorkloadPlugin | None = None,
+    limits: RunLimits | None = None,
+    observe: Observe | None = None,
+    invariants: bool | None = None,
+) -> ScenarioOutcome:
+    """Load, play and check one file (every seed of a ``sweep``). Bad input becomes a failed outcome with
+    a one-line error; anything unexpected becomes an "internal error" of this scenario alone
+    (:func:`_internal_error`), never a crash of the whole run. ``limits`` carries the command line's
+    bounds (:mod:`fakecluster.scenario.limits`); ``observe`` is called for every run (each seed of a
+    sweep); ``invariants`` overrides the scenario's ``cluster.invariants``."""
     started = wallclock.real_perf_counter()
     limits = limits or RunLimits()
-
-    def failed(name: str, seed: int, message: str, report: str | None = None) -> ScenarioOutcome:
-        return ScenarioOutcome(
-            path, name, seed, False, [message], report if report is not None else message,
-            wall_seconds=wallclock.real_perf_counter() - started,
-        )
-
     try:
         scenario = load_scenario(path, allowed_dirs=limits.allowed_dirs)
     except ScenarioError as err:
-        return failed(path.stem, 0, str(err))
+        return _failed_outcome(path, path.stem, 0, started, str(err))
     except Exception as exc:  # a bug in the loader: one scenario fails, the others still run
-        return failed(path.stem, 0, *_internal_error(path, "loading", None, exc))
+        return _failed_outcome(path, path.stem, 0, started, *_internal_error(path, "loading", None, exc))
     plugin = plugin or load_plugin()
+    play = functools.partial(play_seed, observe=observe, limits=limits, invariants=invariants)
+    if scenario.sweep is not None:
+        from fakecluster.scenario.sweep import run_sweep
+
+        return run_sweep(scenario, path, plugin, play)
+    return play(scenario, path, plugin, scenario.seed)
+
+
+def play_seed(
+    scenario: Scenario,
+    path: Path,
+    plugin: WorkloadPlugin,
+    seed: int,
+    *,
+    observe: Observe | None = None,
+    limits: RunLimits | None = None,
+    invariants: bool | None = None,
+) -> ScenarioOutcome:
+    """Play a loaded scenario with ``seed`` (the file's own, or one of its sweep's): the same run as
+    the file with ``seed: <seed>`` and no ``sweep`` key. A plain function of its arguments, so a sweep
+    can map it over seeds in any executor."""
+    started = wallclock.real_perf_counter()
+    if seed != scenario.seed:
+        scenario = scenario.model_copy(update={"seed": seed})
     gc_was_enabled = gc.isenabled()
     gc.disable()  # the cyclic collector rescans the whole (acyclic) object graph: superlinear in pods
     try:
         run = ScenarioRun(scenario, path, plugin, limits)
+        run.observe = observe
+        run.invariants = invariants
         with wallclock.virtual_time():
             outcome = run.play()
     except ScenarioError as err:
-        return failed(scenario.name, scenario.seed, str(err))
+        return _failed_outcome(path, scenario.name, scenario.seed, started, str(err))
     except BudgetExhausted as exc:
-        outcome = failed(scenario.name, scenario.seed, f"{escape_control(str(path))}: {exc}")
+        outcome = _failed_outcome(
+            path, scenario.name, scenario.seed, started, f"{escape_control(str(path))}: {exc}"
+        )
         outcome.virtual_end, outcome.events_run = exc.virtual_time, exc.events
         return outcome
     except Exception as exc:  # a bug in the cluster or controller: report it with the seed, run the others
-        return failed(scenario.name, scenario.seed, *_internal_error(path, "playing", scenario.seed, exc))
+        return _failed_outcome(
+            path, scenario.name, scenario.seed, started, *_internal_error(path, "playing", scenario.seed, exc)
+        )
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -162,6 +228,8 @@ class ScenarioRun:
         self.path = path
         self.plugin = plugin
         self.limits = limits or RunLimits()
+        self.invariants: bool | None = None
+        """None: as the scenario says (``cluster.invariants``, default on); a bool overrides it."""
         self.manifests = scenario.manifests()
         self.shapes: dict[str, dict[str, GroupShape]] = {}
         self.namespaces: dict[str, str] = {}
@@ -183,9 +251,11 @@ class ScenarioRun:
             self.namespaces[name] = (manifest.get("metadata") or {}).get("namespace") or "default"
         self._check_pod_budget()
         validate_against_workload(scenario, self.shapes)
+        check_state_keys(scenario, kind_schemas(plugin), plugin.kind)
         self._timings: dict[str, PodTimings] = {}
         self._timings_by_rules: dict[tuple[int, ...], PodTimings] = {}
         self.rejections: list[str] = []
+        self.observe: Observe | None = None
 
     # ----------------------------------------------------------------- set-up
     def _check_pod_budget(self) -> None:
@@ -272,17 +342,35 @@ class ScenarioRun:
         self._timings[uid] = timings
         return timings
 
+    def _rule_note(self, pod: Obj) -> str | None:
+        """What the ``pods`` rules fix for this pod that the diagnosis should say (``ready: never``
+        overrides any probe; ``exit: never`` runs until deleted)."""
+        timings = self._timings.get(pod["metadata"]["uid"])
+        if timings is None:
+            return None
+        notes = []
+        if timings.ready is not None and math.isinf(timings.ready):
+            notes.append("pods rule: ready never")
+        if timings.exit_after is not None and math.isinf(timings.exit_after):
+            notes.append("pods rule: exit never")
+        return ", ".join(notes) or None
+
     def _resolve(self, identity: PodIdentity) -> PodTimings:
         rule = resolve_pod_rule(self.scenario.pods, identity)
+        first = rule.exit
+        runs = first.runs if first is not None else []
         return PodTimings(
             schedule=rule.schedule or 0.0,
             pull=rule.pull or 0.0,
             start=rule.start or 0.0,
             ready=rule.ready,
-            exit_after=rule.exit.after if rule.exit is not None else None,
-            exit_code=rule.exit.code if rule.exit is not None else 0,
+            exit_after=first.after if first is not None else None,
+            exit_code=first.code if first is not None else 0,
+            exit_runs=tuple((e.after, e.code) for e in runs) if runs else (),
             terminate=rule.terminate or 0.0,
             jitter=rule.jitter or 0.0,
+            probe_fail_for=rule.probes.fail_for() if rule.probes is not None else {},
+            pull_failures=rule.pull_failures or 0,
         )
 
     # ----------------------------------------------------------------- play
@@ -294,13 +382,24 @@ class ScenarioRun:
                 f"the API server rejected a node: {err.message}", file=self.path, field_path="cluster.nodes",
                 line=self.scenario.line_of("cluster.nodes"),
             ) from None
-        cluster.clock.on_advance = wallclock.move_to
         wallclock.move_to(0.0)
         self.cluster = cluster
         self.client = cluster.client("scenario")
         controller = self._install_plugin(cluster)
         self._install_budget(cluster)
+        monitor = self._monitor(cluster)
+        if monitor is None:
+            cluster.clock.on_advance = wallclock.move_to
+        else:
+
+            def on_advance(when: float) -> None:
+                wallclock.move_to(when)
+                monitor.on_advance(when)
+
+            cluster.clock.on_advance = on_advance
         self.recorder = TraceRecorder(cluster, self.plugin)
+        if self.observe is not None:
+            self.observe(cluster, self.plugin)
         self.actions = ActionPlayer(
             cluster,
             self.plugin,
@@ -328,29 +427,43 @@ class ScenarioRun:
                 break
             cluster.run(t)
             snapshots[t] = self._snapshot(t)
-        if cluster.run(until):
+        stopped_by_until = cluster.run(until)
+        if stopped_by_until:
             cluster.clock.advance_to(until)  # stopped by `until`, not by quiescence: the run ends at `until`
         final = self._snapshot(cluster.clock.now)
+        if monitor is not None:
+            monitor.finish()
+        trace = list(self.recorder.trace)
+        events = list(self.recorder.events)
+        virtual_end = cluster.clock.now
+        action_errors = list(self.actions.errors)
+        events_run = cluster.clock.events_run
+        digest = hashlib.sha256((trace_digest(trace) + self.recorder.write_digest()).encode()).hexdigest()
+        probe = StuckProbe(cluster, self.recorder, self.plugin, self.shapes, rule_note=self._rule_note)
+        stuck, diagnosis = probe.judge(final, stopped_by_until=stopped_by_until)
         result = RunResult(
-            trace=self.recorder.trace,
+            trace=trace,
             final=final,
             snapshots=snapshots,
-            events=self.recorder.events,
+            events=events,
+            job_events=list(self.recorder.job_events),
             rejection="\n".join(self.rejections) or None,
-            virtual_end=cluster.clock.now,
+            virtual_end=virtual_end,
             seed=self.scenario.seed,
+            stuck=stuck,
+            diagnosis=diagnosis,
+            plugin=self.plugin,
         )
         failures = check(self.scenario, result, shapes=self.shapes)
-        action_errors = self.actions.errors
-        messages = [f.summary for f in failures] + action_errors
+        violations = [str(v) for v in monitor.violations] if monitor is not None else []
+        messages = [f.summary for f in failures] + action_errors + violations
         report = ""
         if messages:
             report = render_failure(self.scenario, result, failures, self.shapes)
-            if action_errors:
-                report = "\n".join(action_errors) + "\n" + report
-        digest = hashlib.sha256(
-            (trace_digest(result.trace) + self.recorder.write_digest()).encode()
-        ).hexdigest()
+            if action_errors or violations:
+                report = "\n".join(action_errors + violations) + "\n" + report
+        if stuck:
+            report = (report + "\n" if report else "") + "stuck diagnosis:\n" + _indent(diagnosis)
         return ScenarioOutcome(
             path=self.path,
             name=self.scenario.name,
@@ -360,8 +473,33 @@ class ScenarioRun:
             report=report,
             virtual_end=result.virtual_end,
             digest=digest,
-            events_run=cluster.clock.events_run,
+            events_run=events_run,
             trace=result.trace,
+            shapes=self.shapes,
+            stuck=stuck,
+            diagnosis=diagnosis,
+            measures=measure_distributions(self.scenario, trace, self.shapes),
+        )
+
+    def _monitor(self, cluster: Cluster) -> InvariantMonitor | None:
+        """Invariants are on unless the scenario (``cluster.invariants: false``) or the caller turns them
+        off; they only read, so the trace is the same either way."""
+        enabled = self.invariants if self.invariants is not None else self.scenario.cluster.invariants
+        if not enabled:
+            return None
+        plugin_invariants = getattr(self.plugin, "invariants", None)
+        workload = plugin_invariants() if callable(plugin_invariants) else []
+        spec = self.scenario.cluster
+        latencies = spec.latency.model_dump()
+        # "quiet" must outlast every reaction still on its way: the Job controller's 1 s batching plus
+        # each configured controller latency and the informer lag.
+        window = 1.0 + sum(v for v in latencies.values() if isinstance(v, (int, float))) + spec.informer_lag
+        if spec.faults.conflict_rate > 0:
+            # a Conflict is retried after a rate-limited back-off of any length: quiet only when nothing
+            # at all is left to run
+            window = math.inf
+        return InvariantMonitor(
+            cluster.server, cluster.clock, [*kubernetes_invariants(), *workload], quiet_window=window
         )
 
     def _manifest_path(self, index: int) -> str:
@@ -406,3 +544,7 @@ class ScenarioRun:
     def _snapshot(self, t: float) -> Snapshot:
         server = self.cluster.server
         return Snapshot(time=t, objects={k: server.list(k) for k in SNAPSHOT_KINDS if k in server.kinds()})
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())

@@ -18,14 +18,13 @@ an orphaning or background deletion of a Job finish.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from fakecluster.api.batch_labels import JOB_CONTROLLER_NAME, JOB_TRACKING_FINALIZER
-from fakecluster.api.errors import AlreadyExists, ApiError, NotFound
+from fakecluster.api.errors import NotFound
 from fakecluster.api.objects import Obj, controller_of
 from fakecluster.api.watch import WatchEvent
 from fakecluster.client.internal import InternalClient
-from fakecluster.clock import EPOCH, Clock, parse_rfc3339
+from fakecluster.clock import Clock, parse_rfc3339
+from fakecluster.controllers.job.events import JobEventRecorder
 from fakecluster.controllers.job.expectations import PodExpectations
 from fakecluster.controllers.job.pod_control import remove_tracking_finalizer
 from fakecluster.controllers.job.pod_view import JobPodViews
@@ -41,7 +40,6 @@ MAX_JOB_API_BACKOFF = 60.0
 status write, say) is retried after 1 s, doubling up to 1 min, for both the Job and the orphan-pod
 queue, not after controller-runtime's 5 ms."""
 
-_UNIX_NANOS_AT_EPOCH = int((EPOCH - datetime(1970, 1, 1, tzinfo=UTC)).total_seconds()) * 10**9
 
 JobKey = tuple[str, str]
 """``(namespace, name)`` of a Job."""
@@ -63,6 +61,7 @@ class JobController:
         self._client = client
         self._backoff: dict[JobKey, BackoffRecord] = {}
         self._expectations = PodExpectations(clock)
+        self._events = JobEventRecorder(client, clock)
         self._pod_views = JobPodViews()
         """Per Job: its pods as its syncs count them, kept current from the pod watch (see job_pod_view)."""
         self.controller = Controller(clock, COMPONENT, self._sync, latency=latency,
@@ -244,42 +243,9 @@ class JobController:
         return job
 
     def _record_event(self, job: Obj, event_type: str, reason: str, note: str) -> None:
-        """A Job-level event as an events.k8s.io/v1 ``Event`` (only if the kind is served: a cluster
-        without it answers NotFound, which, like any other failure, drops the event).
-
-        Named ``<job>.<unix nanos in hex>`` like client-go's recorder. Per-pod ``SuccessfulCreate``
-        events are deliberately not recorded: at thousands of pods they would dominate the run time.
-        Event failures never fail a sync, as with upstream's asynchronous broadcaster.
-        """
-        meta = job["metadata"]
-        stamp = _UNIX_NANOS_AT_EPOCH + round(self._clock.now * 1e9)
-        event: Obj = {
-            "apiVersion": "events.k8s.io/v1",
-            "kind": "Event",
-            "metadata": {"namespace": meta.get("namespace", "")},
-            "eventTime": self._clock.micro_timestamp(),
-            "reportingController": COMPONENT,
-            "reportingInstance": COMPONENT,
-            "reason": reason,
-            "regarding": {"apiVersion": "batch/v1", "kind": "Job", "namespace": meta.get("namespace", ""),
-                          "name": meta["name"], "uid": meta["uid"],
-                          "resourceVersion": meta.get("resourceVersion", "")},
-            "note": note,
-            "type": event_type,
-            "deprecatedSource": {"component": COMPONENT},
-            "deprecatedFirstTimestamp": self._clock.timestamp(),
-            "deprecatedLastTimestamp": self._clock.timestamp(),
-            "deprecatedCount": 1,
-        }
-        for attempt in range(8):
-            event["metadata"]["name"] = f"{meta['name']}.{stamp + attempt:x}"
-            try:
-                self._client.create(event)
-                return
-            except AlreadyExists:
-                continue
-            except ApiError:
-                return
+        """An event on the Job through the correlating recorder (:mod:`.events`); a cluster that does not
+        serve Events answers the writes NotFound, which, like any other failure, drops the event."""
+        self._events.event(job, event_type, reason, note)
 
 
 def _managed_elsewhere(job: Obj) -> bool:

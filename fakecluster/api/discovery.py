@@ -1,0 +1,70 @@
+"""discovery.k8s.io/v1 ``EndpointSlice`` (k8s.io/api/discovery/v1/types.go, release-1.34).
+
+Written by the EndpointSlice controller (:mod:`fakecluster.controllers.endpointslice`) and read by the
+DNS server (:mod:`fakecluster.network.dns`). Every 1.34 field is accepted; ``addressType`` and
+``endpoints`` are required on the wire (``ports`` may be null), as upstream's validation says.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from fakecluster.api.base import Int32, K8sModel
+from fakecluster.api.core_events import ObjectReference
+from fakecluster.api.meta import ObjectMeta
+
+__all__ = ["Endpoint", "EndpointConditions", "EndpointHints", "EndpointPort", "EndpointSlice", "ForZone"]
+
+
+class EndpointConditions(K8sModel):
+    """``discovery.EndpointConditions``: ``ready``, ``serving``, ``terminating`` (pointers: may be absent)."""
+
+    ready: bool | None = None
+    serving: bool | None = None
+    terminating: bool | None = None
+
+
+class ForZone(K8sModel):
+    name: str
+
+
+class ForNode(K8sModel):
+    name: str
+
+
+class EndpointHints(K8sModel):
+    for_zones: list[ForZone] | None = None
+    for_nodes: list[ForNode] | None = None
+
+
+class Endpoint(K8sModel):
+    """``discovery.Endpoint``: one pod's addresses and conditions."""
+
+    addresses: list[str]
+    conditions: EndpointConditions | None = None
+    hostname: str | None = None
+    target_ref: ObjectReference | None = None
+    node_name: str | None = None
+    zone: str | None = None
+    hints: EndpointHints | None = None
+    deprecated_topology: dict[str, str] | None = None
+
+
+class EndpointPort(K8sModel):
+    name: str | None = None
+    protocol: Literal["TCP", "UDP", "SCTP"] | None = None
+    port: Int32 | None = None
+    app_protocol: str | None = None
+
+
+class EndpointSlice(K8sModel):
+    """``discovery.EndpointSlice``; no status subresource, no generation."""
+
+    api_version: str | None = None
+    kind: str | None = None
+    metadata: ObjectMeta | None = None
+    address_type: Literal["IPv4", "IPv6", "FQDN"] = Field(alias="addressType")
+    endpoints: list[Endpoint] | None = Field(alias="endpoints")
+    ports: list[EndpointPort] | None = None

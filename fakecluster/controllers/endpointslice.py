@@ -1,0 +1,406 @@
+"""The EndpointSlice controller (``pkg/controller/endpointslice/endpointslice_controller.go`` and the
+reconciler in ``staging/src/k8s.io/endpointslice/reconciler.go``).
+
+For every Service with a selector it keeps ``discovery.k8s.io/v1`` EndpointSlices in the API server:
+
+- a pod is listed iff it matches the selector, is neither ``Succeeded`` nor ``Failed`` and has a
+  ``podIP`` (``ShouldPodBeInEndpoints`` with ``includeTerminating``: terminating pods stay listed);
+- per endpoint (``podToEndpoint`` in ``staging/src/k8s.io/endpointslice/utils.go``): ``serving`` =
+  pod Ready, ``terminating`` = ``deletionTimestamp`` set, ``ready = publishNotReadyAddresses ||
+  (serving && !terminating)``; ``hostname`` iff the pod's ``spec.hostname`` is set and its
+  ``spec.subdomain`` is the Service's name (``ShouldSetHostname``); ``targetRef`` and ``nodeName``;
+- labels: the Service's own, plus ``kubernetes.io/service-name``, ``endpointslice.kubernetes.io/
+  managed-by: endpointslice-controller.k8s.io`` and, for a headless Service,
+  ``service.kubernetes.io/headless`` (``setEndpointSliceLabels``); a controller owner reference to the
+  Service (``newEndpointSlice``), so the garbage collector removes the slices with it;
+- at most :data:`MAX_ENDPOINTS_PER_SLICE` endpoints per slice (``--max-endpoints-per-slice``); a new
+  endpoint goes into the slice that is closest to full once it is added (``getSliceToFill``), else into
+  a new slice; a slice left empty is deleted, except that a Service always keeps one slice: with no
+  endpoint at all the last slice stays as the placeholder (the reconciler turns the placeholder's
+  create/delete pair into an update, ``finalize``). Within a slice endpoints are ordered oldest pod
+  first (``creationTimestamp``, then name); since new pods fill the last slice, that order holds across
+  slices while pods only come, and after churn follows upstream's packing.
+
+**Incremental.** Upstream's reconciler recomputes the desired endpoints from a pod list on every sync and
+then writes only the slices that changed. Here the pod watch does the first half: a pod event recomputes
+that one pod's endpoint, and when it changed marks the one slice that lists it dirty; the sync writes the
+dirty slices only. Nothing re-lists a Service's pods except a change of the Service itself (selector,
+``publishNotReadyAddresses``, labels, ports).
+
+**Timing.** The sync of a Service runs ``latency`` (``cluster.latency.endpointSlice``) after the first
+change that dirtied it; changes meanwhile are written with it, as upstream's
+``--endpointslice-updates-batch-period`` does. With latency 0 every change is written in the instant it
+happened (after the write that caused it).
+
+Slice names are ``<service>-<5 random characters>`` (``generateName``), drawn here from the
+controller's own seeded stream, and the kind has its own uid stream
+(:attr:`~fakecluster.apiserver.resources.ResourceType.rng`): adding this controller moved no other
+object's name or uid.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fakecluster.api.errors import ApiError, NotFound
+from fakecluster.api.objects import Obj, condition_true
+from fakecluster.api.watch import WatchEvent
+from fakecluster.client.protocol import Client
+from fakecluster.clock import Clock
+from fakecluster.runtime import Controller
+
+COMPONENT = "endpointslice-controller"
+CONTROLLER_NAME = "endpointslice-controller.k8s.io"
+"""``ControllerName`` (``pkg/controller/endpointslice/endpointslice_controller.go``)."""
+MAX_ENDPOINTS_PER_SLICE = 100
+"""``--max-endpoints-per-slice`` default (``defaultMaxEndpointsPerSlice`` in the controller options)."""
+LABEL_SERVICE_NAME = "kubernetes.io/service-name"
+LABEL_MANAGED_BY = "endpointslice.kubernetes.io/managed-by"
+LABEL_HEADLESS = "service.kubernetes.io/headless"
+_RESERVED = (LABEL_SERVICE_NAME, LABEL_MANAGED_BY, LABEL_HEADLESS)
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+"""``k8s.io/apimachinery/pkg/util/rand`` alphanumerics, as ``generateName`` suffixes use them."""
+
+ServiceKey = tuple[str, str]
+
+
+@dataclass(slots=True)
+class _Endpoint:
+    """One pod's endpoint: its sort key, the wire form, and the slice it is in."""
+
+    key: tuple[str, str]
+    """(creationTimestamp, name): oldest pod first."""
+    wire: Obj
+    slice: _Slice | None = None
+
+
+@dataclass(slots=True, eq=False)
+class _Slice:
+    name: str
+    members: dict[str, None] = field(default_factory=dict)
+    """Pod uids of the endpoints in this slice."""
+    stored: bool = False
+    """Created in the API server already (else the next sync creates it)."""
+
+
+@dataclass(slots=True)
+class _ServiceState:
+    """What the controller knows of one Service with a selector, and its slices."""
+
+    uid: str
+    selector: tuple[tuple[str, str], ...]
+    publish_not_ready: bool
+    headless: bool
+    labels: dict[str, str]
+    ports: list[Obj]
+    deleting: bool = False
+    """``deletionTimestamp`` set: no slice is created any more (``finalize``: "Don't create new
+    EndpointSlices if the Service is pending deletion", racing the garbage collector)."""
+    endpoints: dict[str, _Endpoint] = field(default_factory=dict)
+    slices: list[_Slice] = field(default_factory=list)
+    dirty: dict[int, _Slice] = field(default_factory=dict)
+    """Slices to write at the next sync, by ``id`` (insertion-ordered: deterministic)."""
+    unplaced: dict[str, None] = field(default_factory=dict)
+    """Pod uids with an endpoint not yet put into a slice."""
+    doomed: list[_Slice] = field(default_factory=list)
+    """Emptied stored slices to delete at the next sync."""
+
+
+def endpoint_ports(service: Obj) -> list[Obj]:
+    """``getEndpointPorts`` for this emulation: a headless Service without ports gets ``[]``; otherwise
+    one port per Service port with a numeric ``targetPort`` (default: ``port``). A named ``targetPort``
+    would need each pod's container ports (``FindPort``) and endpoints grouped by port set; pods here
+    always expose what the Service names, so named ports are skipped (documented limitation)."""
+    out: list[Obj] = []
+    for port in (service.get("spec") or {}).get("ports") or ():
+        target = port.get("targetPort", port.get("port"))
+        if not isinstance(target, int):
+            continue
+        out.append({"name": port.get("name") or "", "port": target,
+                    "protocol": port.get("protocol") or "TCP"})
+    return out
+
+
+def pod_endpoint(pod: Obj, service_name: str, publish_not_ready: bool) -> Obj | None:
+    """The endpoint of ``pod`` in a slice of Service ``service_name`` (``podToEndpoint``), or ``None``
+    when the pod is not listed (``ShouldPodBeInEndpoints`` with terminating pods included)."""
+    status = pod.get("status") or {}
+    ip = status.get("podIP")
+    if not ip or status.get("phase") in ("Succeeded", "Failed"):
+        return None
+    meta = pod["metadata"]
+    spec = pod.get("spec") or {}
+    serving = condition_true(pod, "Ready")
+    terminating = meta.get("deletionTimestamp") is not None
+    ready = publish_not_ready or (serving and not terminating)
+    wire: Obj = {
+        "addresses": [ip],
+        "conditions": {"ready": ready, "serving": serving, "terminating": terminating},
+    }
+    hostname = spec.get("hostname")
+    if hostname and spec.get("subdomain") == service_name:
+        wire["hostname"] = hostname
+    wire["targetRef"] = {"kind": "Pod", "namespace": meta.get("namespace", ""), "name": meta["name"],
+                         "uid": meta["uid"]}
+    if spec.get("nodeName"):
+        wire["nodeName"] = spec["nodeName"]
+    return wire
+
+
+def _selector_matches(selector: tuple[tuple[str, str], ...], labels: dict[str, str]) -> bool:
+    return all(labels.get(k) == v for k, v in selector)
+
+
+class EndpointSliceController:
+    """Keeps the EndpointSlices of every Service with a selector. Constructed by the cluster."""
+
+    def __init__(self, client: Client, clock: Clock, rng: random.Random, *, latency: float = 0.0) -> None:
+        self._clock = clock
+        self._client = client
+        self._rng = rng
+        self.controller = Controller(clock, COMPONENT, self._sync_service, latency=latency)
+        self._services: dict[ServiceKey, _ServiceState] = {}
+        self._by_namespace: dict[str, dict[str, _ServiceState]] = {}
+        self._pod_services: dict[str, list[ServiceKey]] = {}
+        """Pod uid -> the Services whose slices list it (so a pod change touches only those)."""
+        self.writes = 0
+        self._client.watch("Service", self._on_service)
+        self._client.watch("Pod", self._on_pod)
+        self._client.watch("EndpointSlice", self._on_slice)
+
+    # ------------------------------------------------------------------ watches
+    def _on_service(self, event: WatchEvent) -> None:
+        svc = event.object
+        meta = svc["metadata"]
+        key = (meta.get("namespace", ""), meta["name"])
+        state = self._services.get(key)
+        spec = svc.get("spec") or {}
+        selector = spec.get("selector") if spec.get("type") != "ExternalName" else None
+        if event.type == "DELETED" or not selector:
+            if state is not None:
+                self._forget_service(key, state)
+                if event.type != "DELETED":
+                    self._delete_stored(key, state)  # a selector removed: the slices are no longer ours
+            return  # a deleted Service's slices go with it (owner reference, garbage collector)
+        if state is not None and meta.get("deletionTimestamp") is not None:
+            state.deleting = True
+            return
+        fresh = _ServiceState(
+            uid=meta["uid"],
+            selector=tuple(sorted(selector.items())),
+            publish_not_ready=bool(spec.get("publishNotReadyAddresses")),
+            headless=spec.get("clusterIP") in ("None", "", None),
+            labels={k: v for k, v in (meta.get("labels") or {}).items() if k not in _RESERVED},
+            ports=endpoint_ports(svc),
+        )
+        if state is not None and (state.uid, state.selector, state.publish_not_ready, state.headless,
+                                  state.labels, state.ports) == (fresh.uid, fresh.selector,
+                                                                 fresh.publish_not_ready, fresh.headless,
+                                                                 fresh.labels, fresh.ports):
+            return
+        if state is not None and state.uid == fresh.uid:
+            fresh.slices = state.slices  # same Service, new settings: rewrite its slices in place
+            fresh.dirty = {id(s): s for s in state.slices}
+            for s in fresh.slices:
+                s.members.clear()
+            self._forget_service(key, state)
+        self._services[key] = fresh
+        self._by_namespace.setdefault(key[0], {})[key[1]] = fresh
+        if not fresh.slices:
+            placeholder = _Slice(self._slice_name(key[1]))
+            fresh.slices.append(placeholder)
+            fresh.dirty[id(placeholder)] = placeholder
+        for pod in self._client.list("Pod", key[0]):  # only on a Service change
+            if _selector_matches(fresh.selector, pod["metadata"].get("labels") or {}):
+                self._update_pod(key, fresh, pod)
+        self.controller.enqueue(key)
+
+    def _forget_service(self, key: ServiceKey, state: _ServiceState) -> None:
+        self._services.pop(key, None)
+        self._by_namespace.get(key[0], {}).pop(key[1], None)
+        for uid in state.endpoints:
+            listed = self._pod_services.get(uid)
+            if listed is not None and key in listed:
+                listed.remove(key)
+                if not listed:
+                    del self._pod_services[uid]
+
+    def _on_pod(self, event: WatchEvent) -> None:
+        pod = event.object
+        meta = pod["metadata"]
+        uid = meta["uid"]
+        listed = self._pod_services.get(uid)
+        if event.type == "DELETED":
+            for key in list(listed or ()):
+                state = self._services[key]
+                self._remove_endpoint(key, state, uid)
+            return
+        old = event.old
+        if old is not None and pod.get("status") is old.get("status") \
+                and meta.get("deletionTimestamp") == old["metadata"].get("deletionTimestamp") \
+                and meta.get("labels") is old["metadata"].get("labels"):
+            return  # nothing an endpoint is made of changed (copy-on-write store: same objects)
+        services = self._by_namespace.get(meta.get("namespace", ""))
+        if services:
+            labels = meta.get("labels") or {}
+            for name, state in services.items():
+                key = (meta.get("namespace", ""), name)
+                if _selector_matches(state.selector, labels):
+                    self._update_pod(key, state, pod)
+                elif listed and key in listed:
+                    self._remove_endpoint(key, state, uid)
+
+    def _on_slice(self, event: WatchEvent) -> None:
+        """A managed slice deleted by someone else is recreated at the next sync (upstream requeues the
+        Service on slice events that do not match what it wrote)."""
+        if event.type != "DELETED":
+            return
+        meta = event.object["metadata"]
+        key = ((meta.get("namespace", "")), (meta.get("labels") or {}).get(LABEL_SERVICE_NAME, ""))
+        state = self._services.get(key)
+        if state is None:
+            return
+        for s in state.slices:
+            if s.name == meta["name"] and s.stored:
+                s.stored = False
+                s.name = self._slice_name(key[1])
+                state.dirty[id(s)] = s
+                self.controller.enqueue(key)
+
+    # ------------------------------------------------------------------ endpoint bookkeeping
+    def _update_pod(self, key: ServiceKey, state: _ServiceState, pod: Obj) -> None:
+        uid = pod["metadata"]["uid"]
+        wire = pod_endpoint(pod, key[1], state.publish_not_ready)
+        current = state.endpoints.get(uid)
+        if wire is None:
+            if current is not None:
+                self._remove_endpoint(key, state, uid)
+            return
+        if current is not None:
+            if current.wire == wire:
+                return
+            current.wire = wire
+            if current.slice is not None:
+                state.dirty[id(current.slice)] = current.slice
+            self.controller.enqueue(key)
+            return
+        meta = pod["metadata"]
+        state.endpoints[uid] = _Endpoint((meta.get("creationTimestamp") or "", meta["name"]), wire)
+        state.unplaced[uid] = None
+        self._pod_services.setdefault(uid, []).append(key)
+        self.controller.enqueue(key)
+
+    def _remove_endpoint(self, key: ServiceKey, state: _ServiceState, uid: str) -> None:
+        endpoint = state.endpoints.pop(uid, None)
+        listed = self._pod_services.get(uid)
+        if listed is not None and key in listed:
+            listed.remove(key)
+            if not listed:
+                del self._pod_services[uid]
+        if endpoint is None:
+            return
+        state.unplaced.pop(uid, None)
+        if endpoint.slice is not None:
+            endpoint.slice.members.pop(uid, None)
+            state.dirty[id(endpoint.slice)] = endpoint.slice
+        self.controller.enqueue(key)
+
+    def _slice_name(self, service_name: str) -> str:
+        return f"{service_name}-" + "".join(self._rng.choice(_NAME_ALPHABET) for _ in range(5))
+
+    # ------------------------------------------------------------------ sync
+    def _sync_service(self, key: Hashable) -> float | None:
+        """``syncService`` → ``reconciler.Reconcile``: place new endpoints, then write what changed."""
+        state = self._services.get(key)  # type: ignore[call-overload]
+        if state is None:
+            return None
+        svc_key: ServiceKey = key  # type: ignore[assignment]
+        self._place(svc_key, state)
+        self._retire_empty(state)
+        for s in list(state.dirty.values()):
+            self._write(svc_key, state, s)
+        state.dirty.clear()
+        for s in state.doomed:
+            with contextlib.suppress(NotFound):
+                self._client.delete("EndpointSlice", svc_key[0], s.name)
+                self.writes += 1
+        state.doomed.clear()
+        return None
+
+    def _place(self, key: ServiceKey, state: _ServiceState) -> None:
+        """New endpoints, oldest first, each into the slice closest to full (``getSliceToFill``)."""
+        if not state.unplaced:
+            return
+        pending = sorted(state.unplaced, key=lambda uid: state.endpoints[uid].key)
+        state.unplaced.clear()
+        for uid in pending:
+            target = None
+            best = MAX_ENDPOINTS_PER_SLICE
+            for s in state.slices:
+                room = MAX_ENDPOINTS_PER_SLICE - (len(s.members) + 1)
+                if 0 <= room < best:
+                    best, target = room, s
+                    if room == 0:
+                        break
+            if target is None:
+                target = _Slice(self._slice_name(key[1]))
+                state.slices.append(target)
+            target.members[uid] = None
+            state.endpoints[uid].slice = target
+            state.dirty[id(target)] = target
+
+    def _retire_empty(self, state: _ServiceState) -> None:
+        """Empty slices go, except one: a Service with a selector always has a slice (the placeholder)."""
+        for s in list(state.slices):
+            if not s.members and len(state.slices) > 1:
+                state.slices.remove(s)
+                state.dirty.pop(id(s), None)
+                if s.stored:
+                    state.doomed.append(s)
+
+    def _write(self, key: ServiceKey, state: _ServiceState, s: _Slice) -> None:
+        endpoints = sorted((state.endpoints[uid] for uid in s.members), key=lambda e: e.key)
+        labels = dict(state.labels)
+        if state.headless:
+            labels[LABEL_HEADLESS] = ""
+        labels[LABEL_SERVICE_NAME] = key[1]
+        labels[LABEL_MANAGED_BY] = CONTROLLER_NAME
+        body: dict[str, Any] = {
+            "apiVersion": "discovery.k8s.io/v1",
+            "kind": "EndpointSlice",
+            "metadata": {
+                "name": s.name,
+                "generateName": f"{key[1]}-",
+                "namespace": key[0],
+                "labels": labels,
+                "ownerReferences": [{"apiVersion": "v1", "kind": "Service", "name": key[1], "uid": state.uid,
+                                     "controller": True, "blockOwnerDeletion": True}],
+            },
+            "addressType": "IPv4",
+            "endpoints": [e.wire for e in endpoints],
+            "ports": list(state.ports) if endpoints else [],
+        }
+        try:
+            if s.stored:
+                self._client.update(body)
+            elif state.deleting:
+                return
+            else:
+                self._client.create(body)
+                s.stored = True
+        except ApiError as err:
+            if isinstance(err, NotFound) and s.stored:
+                s.stored = False  # deleted meanwhile: create it afresh on the retry
+            state.dirty[id(s)] = s
+            raise
+        self.writes += 1
+
+    def _delete_stored(self, key: ServiceKey, state: _ServiceState) -> None:
+        for s in state.slices:
+            if s.stored:
+                with contextlib.suppress(NotFound):
+                    self._client.delete("EndpointSlice", key[0], s.name)

@@ -1,0 +1,181 @@
+"""The cluster DNS: CoreDNS's ``kubernetes`` plugin fed by the EndpointSlice watch, and the caches in
+front of it.
+
+**Records** (``plugin/kubernetes`` of CoreDNS, the DNS spec of ``kubernetes/dns``
+``docs/specification.md``): ``<hostname>.<service>.<namespace>.svc.cluster.local`` answers the IPs of the
+*ready* endpoints with that hostname, ``<service>.<namespace>.svc.cluster.local`` every ready endpoint
+of the Service, in endpoint order (slices in the order they were first seen, endpoints in slice order);
+anything else in ``cluster.local`` is NXDOMAIN. The server serves what the slices said ``propagation``
+earlier (informer delivery plus CoreDNS's own watch).
+
+**Caches** (CoreDNS ``cache`` plugin; NodeLocal DNSCache): a cache key is the FQDN asked; an answer (a
+list of IPs, positive TTL) or an NXDOMAIN (negative TTL) is reused while *less* than its TTL has passed
+since it was fetched, whatever changed meanwhile; a query at exactly fetch time + TTL fetches afresh.
+``cluster`` is one cache shared by every pod, ``node`` one per node, ``none`` none.
+
+**Cost.** A slice update re-indexes that slice only (at most 100 endpoints); a query is a dict lookup
+plus the concatenation of the few slices that hold the name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from fakecluster.api.objects import Obj
+from fakecluster.api.watch import WatchEvent
+from fakecluster.network.config import DnsConfig
+
+if TYPE_CHECKING:
+    from fakecluster.clock import Clock
+
+CLUSTER_DOMAIN = "cluster.local"
+SERVICE_LABEL = "kubernetes.io/service-name"
+
+Answer = tuple[str, ...] | None
+"""The IPs a name resolves to, in order; ``None`` is NXDOMAIN."""
+
+
+def qualify(name: str, namespace: str) -> str:
+    """A pod resolver's view of ``name`` (``ndots:5`` and the first search domain): a name ending in
+    ``.cluster.local`` is asked as written, anything else as ``<name>.<namespace>.svc.cluster.local``
+    (only the first search domain is modelled)."""
+    name = name.rstrip(".")
+    if name == CLUSTER_DOMAIN or name.endswith("." + CLUSTER_DOMAIN):
+        return name
+    return f"{name}.{namespace}.svc.{CLUSTER_DOMAIN}"
+
+
+def pod_fqdn(hostname: str, subdomain: str, namespace: str) -> str:
+    """The name the kubelet writes into the pod's ``/etc/hosts`` for itself (``hostname.subdomain``)."""
+    return f"{hostname}.{subdomain}.{namespace}.svc.{CLUSTER_DOMAIN}"
+
+
+class DnsServer:
+    """The records CoreDNS would serve. ``on_published(pod_uid, fqdn, ip)`` is called the first time a
+    pod's hostname record answers its IP (the ``Resolvable`` milestone)."""
+
+    def __init__(self, clock: Clock, propagation: float,
+                 on_published: Callable[[str, str, str], None] | None = None) -> None:
+        self._clock = clock
+        self._propagation = propagation
+        self._on_published = on_published
+        self._slice_seq: dict[tuple[str, str], int] = {}
+        """(namespace, slice name) -> order of first sight."""
+        self._slice_names: dict[tuple[str, str], tuple[str, ...]] = {}
+        """(namespace, slice name) -> the FQDNs it contributes to."""
+        self._records: dict[str, dict[int, tuple[str, ...]]] = {}
+        """FQDN -> slice seq -> the ready IPs that slice gives it, in endpoint order."""
+        self._published: dict[str, None] = {}
+        self.queries = 0
+
+    def watch(self, event: WatchEvent) -> None:
+        """The EndpointSlice watch; applied ``propagation`` later (at once for 0)."""
+        if self._propagation > 0:
+            self._clock.call_later(self._propagation, self.apply, event.type, event.object)
+        else:
+            self.apply(event.type, event.object)
+
+    def apply(self, etype: str, slice_obj: Obj) -> None:
+        meta = slice_obj["metadata"]
+        namespace = meta.get("namespace", "")
+        key = (namespace, meta["name"])
+        seq = self._slice_seq.get(key)
+        if seq is None:
+            seq = self._slice_seq[key] = len(self._slice_seq)
+        for fqdn in self._slice_names.pop(key, ()):
+            by_slice = self._records.get(fqdn)
+            if by_slice is not None:
+                by_slice.pop(seq, None)
+                if not by_slice:
+                    del self._records[fqdn]
+        if etype == "DELETED":
+            self._slice_seq.pop(key, None)
+            return
+        service = (meta.get("labels") or {}).get(SERVICE_LABEL)
+        if not service:
+            return
+        service_fqdn = f"{service}.{namespace}.svc.{CLUSTER_DOMAIN}"
+        contributions: dict[str, list[str]] = {}
+        published: list[tuple[str, str, str]] = []
+        for endpoint in slice_obj.get("endpoints") or ():
+            if not (endpoint.get("conditions") or {}).get("ready"):
+                continue
+            addresses = endpoint.get("addresses") or ()
+            if not addresses:
+                continue
+            contributions.setdefault(service_fqdn, []).extend(addresses)
+            hostname = endpoint.get("hostname")
+            if hostname:
+                fqdn = f"{hostname}.{service_fqdn}"
+                contributions.setdefault(fqdn, []).extend(addresses)
+                uid = (endpoint.get("targetRef") or {}).get("uid")
+                if uid and uid not in self._published:
+                    published.append((uid, fqdn, addresses[0]))
+        self._slice_names[key] = tuple(contributions)
+        for fqdn, ips in contributions.items():
+            self._records.setdefault(fqdn, {})[seq] = tuple(ips)
+        for uid, fqdn, ip in published:
+            self._published[uid] = None
+            if self._on_published is not None:
+                self._on_published(uid, fqdn, ip)
+
+    def answer(self, fqdn: str) -> Answer:
+        """What the server answers now for ``fqdn``: the IPs, or ``None`` for NXDOMAIN."""
+        self.queries += 1
+        by_slice = self._records.get(fqdn)
+        if not by_slice:
+            return None
+        if len(by_slice) == 1:
+            return next(iter(by_slice.values()))
+        return tuple(ip for seq in sorted(by_slice) for ip in by_slice[seq])
+
+
+class DnsCache:
+    """One CoreDNS ``cache`` (or one node's NodeLocal DNSCache): FQDN -> (fetched at, answer)."""
+
+    def __init__(self, positive_ttl: float, negative_ttl: float) -> None:
+        self.positive_ttl = positive_ttl
+        self.negative_ttl = negative_ttl
+        self._entries: dict[str, tuple[float, Answer]] = {}
+        self.hits = 0
+
+    def lookup(self, fqdn: str, now: float, server: DnsServer) -> tuple[Answer, bool]:
+        """(answer, from cache?). Reused while ``now - fetched < ttl``; at exactly the TTL, fetched."""
+        entry = self._entries.get(fqdn)
+        if entry is not None:
+            fetched, answer = entry
+            ttl = self.positive_ttl if answer is not None else self.negative_ttl
+            if now - fetched < ttl:
+                self.hits += 1
+                return answer, True
+        answer = server.answer(fqdn)
+        ttl = self.positive_ttl if answer is not None else self.negative_ttl
+        if ttl > 0:
+            self._entries[fqdn] = (now, answer)
+        else:
+            self._entries.pop(fqdn, None)
+        return answer, False
+
+
+class Resolver:
+    """What a pod's resolver reaches: the DNS server through the configured cache."""
+
+    def __init__(self, clock: Clock, server: DnsServer, config: DnsConfig) -> None:
+        self._clock = clock
+        self.server = server
+        self.mode, self.positive_ttl, self.negative_ttl = config.effective()
+        self._cluster_cache = DnsCache(self.positive_ttl, self.negative_ttl)
+        self._node_caches: dict[str, DnsCache] = {}
+
+    def resolve(self, fqdn: str, node: str) -> tuple[Answer, bool]:
+        """(answer, from cache?) for a query from a pod on ``node``."""
+        now = self._clock.now
+        if self.mode == "none":
+            return self.server.answer(fqdn), False
+        if self.mode == "cluster":
+            return self._cluster_cache.lookup(fqdn, now, self.server)
+        cache = self._node_caches.get(node)
+        if cache is None:
+            cache = self._node_caches[node] = DnsCache(self.positive_ttl, self.negative_ttl)
+        return cache.lookup(fqdn, now, self.server)

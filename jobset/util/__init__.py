@@ -1,0 +1,1 @@
+"""Helpers shared by the JobSet controllers and webhooks (upstream ``pkg/util``)."""

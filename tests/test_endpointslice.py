@@ -1,0 +1,297 @@
+"""The EndpointSlice controller, case by case after upstream's reconciler tests
+(``staging/src/k8s.io/endpointslice/reconciler_test.go``: ``TestReconcileEmpty``, ``TestReconcile1Pod``,
+``TestReconcileManyPods``, ``TestReconcileEndpointSlicesSomePreexisting``...) and
+``pkg/controller/endpointslice/endpointslice_controller_test.go`` (``TestSyncServiceNoSelector``,
+``TestSyncServicePendingDeletion``), played on the fake cluster's own kubelet and scheduler."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakecluster.api.objects import Obj
+from fakecluster.api.watch import WatchEvent
+from fakecluster.cluster import Cluster, ClusterConfig
+from fakecluster.controllers.endpointslice import (
+    CONTROLLER_NAME,
+    LABEL_HEADLESS,
+    LABEL_MANAGED_BY,
+    LABEL_SERVICE_NAME,
+    pod_endpoint,
+)
+from fakecluster.kubelet.pod_timings import PodTimings
+
+NS = "default"
+
+
+def make_cluster(timings: PodTimings | None = None, latency: float = 0.0) -> Cluster:
+    fixed = timings or PodTimings()
+    return Cluster(seed=0, config=ClusterConfig(behaviour=lambda _pod: fixed, endpoint_slice_latency=latency))
+
+
+def service(name: str = "svc", *, selector: dict[str, str] | None = None, headless: bool = True,
+            **spec: Any) -> Obj:
+    body: Obj = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": NS,
+                                                                    "labels": {"team": "ml"}},
+                 "spec": {**spec}}
+    if selector is not None:
+        body["spec"]["selector"] = selector
+    if headless:
+        body["spec"]["clusterIP"] = "None"
+    return body
+
+
+def pod(name: str, labels: dict[str, str] | None = None, **spec: Any) -> Obj:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": NS, "labels": labels or {"app": "a"}},
+            "spec": {"restartPolicy": "Never", "nodeName": "node", **spec,
+                     "containers": [{"name": "c", "image": "busybox"}]}}
+
+
+def slices(cluster: Cluster, svc: str = "svc") -> list[Obj]:
+    return cluster.server.list("EndpointSlice", NS, selector={LABEL_SERVICE_NAME: svc})
+
+
+class SliceWrites:
+    def __init__(self, cluster: Cluster) -> None:
+        self.events: list[tuple[str, str]] = []
+        cluster.client().watch("EndpointSlice", self._on)
+
+    def _on(self, event: WatchEvent) -> None:
+        self.events.append((event.type, event.object["metadata"]["name"]))
+
+
+def test_service_without_pods_gets_one_placeholder_slice() -> None:
+    """``TestReconcileEmpty``: a Service with a selector and no pod has one slice with no endpoints."""
+    cluster = make_cluster()
+    client = cluster.client()
+    created = client.create(service(selector={"app": "a"}))
+    cluster.run(1)
+    [placeholder] = slices(cluster)
+    assert placeholder["endpoints"] == []
+    assert placeholder["ports"] == []
+    assert placeholder["addressType"] == "IPv4"
+    meta = placeholder["metadata"]
+    assert meta["name"].startswith("svc-") and len(meta["name"]) == len("svc-") + 5
+    assert meta["generateName"] == "svc-"
+    assert meta["labels"] == {"team": "ml", LABEL_HEADLESS: "", LABEL_SERVICE_NAME: "svc",
+                              LABEL_MANAGED_BY: CONTROLLER_NAME}
+    assert meta["ownerReferences"] == [{"apiVersion": "v1", "kind": "Service", "name": "svc",
+                                        "uid": created["metadata"]["uid"], "controller": True,
+                                        "blockOwnerDeletion": True}]
+
+
+def test_service_without_selector_gets_no_slice() -> None:
+    """``TestSyncServiceNoSelector``."""
+    cluster = make_cluster()
+    cluster.client().create(service())
+    cluster.client().create(pod("p"))
+    cluster.run(5)
+    assert cluster.server.list("EndpointSlice") == []
+
+
+def test_one_running_pod_is_one_ready_endpoint() -> None:
+    """``TestReconcile1Pod``: address, conditions, targetRef and nodeName of a Ready pod."""
+    cluster = make_cluster()
+    client = cluster.client()
+    client.create(service(selector={"app": "a"}))
+    created = client.create(pod("p"))
+    cluster.run(5)
+    [only] = slices(cluster)
+    stored = client.get("Pod", NS, "p")
+    assert only["endpoints"] == [{
+        "addresses": [stored["status"]["podIP"]],
+        "conditions": {"ready": True, "serving": True, "terminating": False},
+        "targetRef": {"kind": "Pod", "namespace": NS, "name": "p", "uid": created["metadata"]["uid"]},
+        "nodeName": "node",
+    }]
+
+
+def test_not_ready_pod_is_listed_not_ready_unless_publish_not_ready_addresses() -> None:
+    cluster = make_cluster(PodTimings(ready=100.0))
+    client = cluster.client()
+    client.create(service("plain", selector={"app": "a"}))
+    client.create(service("published", selector={"app": "a"}, publishNotReadyAddresses=True))
+    client.create(pod("p"))
+    cluster.run(5)
+    [plain] = slices(cluster, "plain")
+    [published] = slices(cluster, "published")
+    assert plain["endpoints"][0]["conditions"] == {"ready": False, "serving": False, "terminating": False}
+    assert published["endpoints"][0]["conditions"] == {"ready": True, "serving": False, "terminating": False}
+
+
+def test_pod_without_ip_or_finished_is_not_listed() -> None:
+    """``ShouldPodBeInEndpoints``: no podIP yet (not admitted) or Succeeded/Failed: not listed."""
+    assert pod_endpoint(pod("p"), "svc", False) is None
+    running = {**pod("p"), "status": {"podIP": "10.244.0.2", "phase": "Running"}}
+    running["metadata"] = {**running["metadata"], "uid": "u"}
+    assert pod_endpoint(running, "svc", False) is not None
+    finished = {**running, "status": {"podIP": "10.244.0.2", "phase": "Succeeded"}}
+    assert pod_endpoint(finished, "svc", False) is None
+    cluster = make_cluster(PodTimings(exit_after=3.0))
+    client = cluster.client()
+    client.create(service(selector={"app": "a"}))
+    client.create(pod("p"))
+    cluster.run(2)
+    assert len(slices(cluster)[0]["endpoints"]) == 1
+    cluster.run(10)
+    assert slices(cluster)[0]["endpoints"] == []  # Succeeded: gone, placeholder kept
+
+
+def test_terminating_pod_stays_listed_as_terminating() -> None:
+    """Terminating endpoints (GA 1.26): ``serving`` follows readiness, ``ready`` is false unless
+    ``publishNotReadyAddresses``."""
+    cluster = make_cluster(PodTimings(terminate=10.0))
+    client = cluster.client()
+    client.create(service("plain", selector={"app": "a"}))
+    client.create(service("published", selector={"app": "a"}, publishNotReadyAddresses=True))
+    client.create(pod("p"))
+    cluster.run(2)
+    client.delete("Pod", NS, "p")
+    cluster.run(5)
+    assert slices(cluster, "plain")[0]["endpoints"][0]["conditions"] == {
+        "ready": False, "serving": True, "terminating": True}
+    assert slices(cluster, "published")[0]["endpoints"][0]["conditions"] == {
+        "ready": True, "serving": True, "terminating": True}
+    cluster.run(20)
+    assert slices(cluster, "plain")[0]["endpoints"] == []
+
+
+def test_hostname_only_when_subdomain_is_the_service_name() -> None:
+    """``ShouldSetHostname``: ``spec.hostname`` set and ``spec.subdomain`` == Service name."""
+    cluster = make_cluster()
+    client = cluster.client()
+    client.create(service(selector={"app": "a"}))
+    client.create(pod("in", hostname="w-0", subdomain="svc"))
+    client.create(pod("other", hostname="w-1", subdomain="elsewhere"))
+    client.create(pod("bare", subdomain="svc"))
+    cluster.run(5)
+    by_name = {e["targetRef"]["name"]: e for e in slices(cluster)[0]["endpoints"]}
+    assert by_name["in"]["hostname"] == "w-0"
+    assert "hostname" not in by_name["other"]
+    assert "hostname" not in by_name["bare"]
+
+
+def test_selector_decides_membership_and_label_change_moves_pod() -> None:
+    cluster = make_cluster()
+    client = cluster.client()
+    client.create(service(selector={"app": "a"}))
+    client.create(pod("yes"))
+    client.create(pod("no", labels={"app": "b"}))
+    cluster.run(5)
+    assert [e["targetRef"]["name"] for e in slices(cluster)[0]["endpoints"]] == ["yes"]
+    client.patch("Pod", NS, "yes", {"metadata": {"labels": {"app": "b"}}})
+    cluster.run(6)
+    assert slices(cluster)[0]["endpoints"] == []
+
+
+def test_many_pods_fill_slices_of_at_most_100_oldest_first() -> None:
+    """``TestReconcileManyPods``: 250 pods → slices of 100, 100 and 50."""
+    cluster = make_cluster()
+    client = cluster.client()
+    client.create(service(selector={"app": "a"}))
+    for i in range(250):
+        client.create(pod(f"p-{i:03d}"))
+    cluster.run(5)
+    found = slices(cluster)
+    assert sorted(len(s["endpoints"]) for s in found) == [50, 100, 100]
+    names = [e["targetRef"]["name"] for s in sorted(found, key=lambda s: -len(s["endpoints"]))
+             for e in s["endpoints"]]
+    assert sorted(names) == [f"p-{i:03d}" for i in range(250)]
+    for s in found:
+        members = [e["targetRef"]["name"] for e in s["endpoints"]]
+        assert members == sorted(members)  # same creation second: by name
+
+
+def test_a_pod_change_rewrites_only_the_slice_that_lists_it() -> None:
+    """Incremental: a readiness change of one pod among 250 is one slice update, not three."""
+    cluster = make_cluster(PodTimings(ready=100.0))
+    client = cluster.client()
+    client.create(service(selector={"app": "a"}))
+    for i in range(250):
+        client.create(pod(f"p-{i:03d}"))
+    cluster.run(5)
+    writes = SliceWrites(cluster)
+    client.delete("Pod", NS, "p-007", grace_period_seconds=0)
+    cluster.run(6)
+    assert len(writes.events) == 1 and writes.events[0][0] == "MODIFIED"
+    holder = next(s for s in slices(cluster) if writes.events[0][1] == s["metadata"]["name"])
+    assert "p-007" not in [e["targetRef"]["name"] for e in holder["endpoints"]]
+
+
+def test_latency_batches_changes_into_one_write() -> None:
+    """``--endpointslice-updates-batch-period``: pods admitted within the window are written together,
+    ``latency`` after the first change."""
+    cluster = make_cluster(latency=2.0)
+    client = cluster.client()
+    client.create(service(selector={"app": "a"}))
+    cluster.run(3)
+    cluster.clock.advance_to(3)
+    writes = SliceWrites(cluster)
+    client.create(pod("a"))
+    cluster.run(3.5)
+    cluster.clock.advance_to(3.5)
+    client.create(pod("b"))
+    cluster.run(4.9)
+    assert writes.events == []
+    cluster.run(5.0)
+    assert len(writes.events) == 1
+    assert len(slices(cluster)[0]["endpoints"]) == 2
+
+
+def test_deleted_service_takes_its_slices_and_a_new_one_gets_new_slices() -> None:
+    """Slices go with their Service (owner reference, garbage collector); while the Service is pending
+    deletion no slice is created (``TestSyncServicePendingDeletion``); a recreated Service gets its own."""
+    cluster = make_cluster()
+    client = cluster.client()
+    client.create(service(selector={"app": "a"}))
+    client.create(pod("p"))
+    cluster.run(5)
+    old = slices(cluster)[0]["metadata"]["name"]
+    client.delete("Service", NS, "svc")
+    cluster.run(10)
+    assert slices(cluster) == []
+    created = client.create(service(selector={"app": "a"}))
+    cluster.run(15)
+    [fresh] = slices(cluster)
+    assert fresh["metadata"]["name"] != old
+    assert fresh["metadata"]["ownerReferences"][0]["uid"] == created["metadata"]["uid"]
+    assert len(fresh["endpoints"]) == 1
+
+
+def test_slice_deleted_by_someone_else_is_recreated() -> None:
+    cluster = make_cluster()
+    client = cluster.client()
+    client.create(service(selector={"app": "a"}))
+    client.create(pod("p"))
+    cluster.run(5)
+    client.delete("EndpointSlice", NS, slices(cluster)[0]["metadata"]["name"])
+    cluster.run(6)
+    [again] = slices(cluster)
+    assert len(again["endpoints"]) == 1
+
+
+def test_service_setting_change_rewrites_conditions() -> None:
+    cluster = make_cluster(PodTimings(ready=100.0))
+    client = cluster.client()
+    client.create(service(selector={"app": "a"}))
+    client.create(pod("p"))
+    cluster.run(5)
+    assert slices(cluster)[0]["endpoints"][0]["conditions"]["ready"] is False
+    client.patch("Service", NS, "svc", {"spec": {"publishNotReadyAddresses": True}})
+    cluster.run(6)
+    [only] = slices(cluster)
+    assert only["endpoints"][0]["conditions"]["ready"] is True
+
+
+def test_slices_are_schema_valid_objects() -> None:
+    """The API server checks EndpointSlices against the discovery/v1 schema: a bad one is Invalid."""
+    import pytest
+
+    from fakecluster.api.errors import ApiError
+
+    cluster = make_cluster()
+    with pytest.raises(ApiError) as err:
+        cluster.client().create({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+                                 "metadata": {"name": "x", "namespace": NS}, "addressType": "IPv5",
+                                 "endpoints": []})
+    assert err.value.reason == "Invalid"
