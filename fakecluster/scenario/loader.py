@@ -9,6 +9,7 @@ or JobSets that do not exist, so a typo fails at load instead of making ``never:
 
 from __future__ import annotations
 
+import copy
 import difflib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -19,10 +20,20 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from fakecluster.scenario import format as fmt
-from fakecluster.scenario.errors import FieldProblem, ScenarioError, join_path, nearest_line
+from fakecluster.scenario.errors import (
+    FieldProblem,
+    ScenarioError,
+    ScenarioProblems,
+    combine,
+    join_path,
+    nearest_line,
+)
 from fakecluster.scenario.milestones import Milestone, PodRef, Shapes
 
-__all__ = ["load_scenario", "validate_against_workload"]
+__all__ = [
+    "load_scenario", "load_scenario_data", "problems_from_validation", "validate_action",
+    "validate_against_workload", "validate_milestone",
+]  # fmt: skip
 
 _EXPECTED = {
     "int_type": "an integer", "int_parsing": "an integer", "int_from_float": "an integer",
@@ -33,13 +44,17 @@ _EXPECTED = {
 
 
 def load_scenario(path: Path) -> fmt.Scenario:
-    """Load and validate one scenario file; every problem is a :class:`ScenarioError`, never a traceback."""
+    """Load and validate one scenario file; every problem is a :class:`ScenarioError`, never a traceback.
+
+    All problems found are reported at once (:class:`~fakecluster.scenario.errors.ScenarioProblems`),
+    each with its own file, line and field path."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioError(f"cannot read the scenario file: {exc}", file=path) from None
-    data, lines = _parse_yaml(text, path)
+    problems: list[ScenarioError] = []
+    data, lines = _parse_yaml(text, path, problems)
     if data is None:
         raise ScenarioError(
             "the file is empty; a scenario needs at least 'jobset' or 'jobsets' and 'expect'", file=path
@@ -48,30 +63,71 @@ def load_scenario(path: Path) -> fmt.Scenario:
         raise ScenarioError(
             f"a scenario is a mapping of keys (jobset, expect, ...), got {_describe(data)}", file=path, line=1
         )
-    _resolve_manifest_refs(data, path, lines)
+    return _build(data, path, lines=lines, base_dir=path.parent, default_name=path.stem, problems=problems)
+
+
+def load_scenario_data(
+    data: Mapping[str, Any], *, name: str = "scenario", base_dir: Path | None = None
+) -> fmt.Scenario:
+    """Validate a scenario given as a mapping (the Python API's ``run_scenario({...})``); ``{file:}``
+    manifest references are read relative to ``base_dir`` (default: the working directory)."""
+    if not isinstance(data, Mapping):
+        raise ScenarioError(f"a scenario is a mapping of keys (jobset, expect, ...), got {_describe(data)}")
+    return _build(
+        copy.deepcopy(dict(data)), None, lines={}, base_dir=base_dir or Path(), default_name=name, problems=[]
+    )
+
+
+def _build(
+    data: dict[str, Any],
+    path: Path | None,
+    *,
+    lines: dict[str, int],
+    base_dir: Path,
+    default_name: str,
+    problems: list[ScenarioError],
+) -> fmt.Scenario:
+    """Validate the plain data, collecting every problem before raising them together."""
+    manifest_files, failed = _resolve_manifest_refs(data, path, base_dir, lines, problems)
     try:
-        scenario = fmt.Scenario.model_validate(data, context={"default_name": path.stem})
+        scenario = fmt.Scenario.model_validate(data, context={"default_name": default_name})
     except ValidationError as exc:
-        raise _from_validation(exc, path, lines) from None
+        found = problems_from_validation(exc, path, lines)
+        problems.extend(p for p in _flatten(found) if not any(p.field_path.startswith(f) for f in failed))
+        raise combine(problems) from None
+    if problems:
+        raise combine(problems)
     scenario._source = path
     scenario._lines = lines
+    scenario._manifest_files = manifest_files
     return scenario
 
 
-def _parse_yaml(text: str, file: Path) -> tuple[Any, dict[str, int]]:
+def _flatten(error: ScenarioError) -> list[ScenarioError]:
+    return list(error.problems) if isinstance(error, ScenarioProblems) else [error]
+
+
+_FLOW_HINT = (
+    "; a milestone or pod reference with [...] inside a [...] list or {...} mapping needs quotes,"
+    ' e.g. order: ["all node[0] pods Ready", "first launcher pods Created"]'
+)
+
+
+def _parse_yaml(text: str, file: Path, problems: list[ScenarioError]) -> tuple[Any, dict[str, int]]:
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
         lines: dict[str, int] = {}
         if node is not None:
-            _map_lines(node, "", lines, file)
+            _map_lines(node, "", lines, file, problems)
         return (loader.construct_document(node) if node is not None else None), lines
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or "unreadable YAML"
         context = f" ({exc.context})" if exc.context else ""
+        hint = _FLOW_HINT if "got '['" in problem and "flow" in (exc.context or "") else ""
         raise ScenarioError(
-            f"invalid YAML: {problem}{context}", file=file, line=mark.line + 1 if mark else None
+            f"invalid YAML: {problem}{context}{hint}", file=file, line=mark.line + 1 if mark else None
         ) from None
     except yaml.YAMLError as exc:
         raise ScenarioError(f"invalid YAML: {exc}", file=file) from None
@@ -79,7 +135,15 @@ def _parse_yaml(text: str, file: Path) -> tuple[Any, dict[str, int]]:
         loader.dispose()
 
 
-def _map_lines(node: yaml.Node, path: str, lines: dict[str, int], file: Path, depth: int = 0) -> None:
+def _map_lines(
+    node: yaml.Node,
+    path: str,
+    lines: dict[str, int],
+    file: Path | None,
+    problems: list[ScenarioError],
+    *,
+    depth: int = 0,
+) -> None:
     """Record the line of every key and list item, and refuse duplicate keys (PyYAML keeps the last)."""
     if depth > 100:
         return
@@ -91,34 +155,59 @@ def _map_lines(node: yaml.Node, path: str, lines: dict[str, int], file: Path, de
             key = str(key_node.value)
             child = join_path(path, key)
             if key in seen:
-                raise ScenarioError(
-                    f"duplicate key '{key}'", file=file, field_path=child, line=key_node.start_mark.line + 1
+                line = key_node.start_mark.line + 1
+                problems.append(
+                    ScenarioError(f"duplicate key '{key}'", file=file, field_path=child, line=line)
                 )
+                continue
             seen.add(key)
             lines[child] = key_node.start_mark.line + 1
-            _map_lines(value_node, child, lines, file, depth + 1)
+            _map_lines(value_node, child, lines, file, problems, depth=depth + 1)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             child = join_path(path, index)
             lines[child] = item.start_mark.line + 1
-            _map_lines(item, child, lines, file, depth + 1)
+            _map_lines(item, child, lines, file, problems, depth=depth + 1)
 
 
-def _resolve_manifest_refs(data: dict[str, Any], file: Path, lines: dict[str, int]) -> None:
-    """Replace each ``{file: path}`` under jobset/jobsets by the manifest it points to."""
+def _resolve_manifest_refs(
+    data: dict[str, Any],
+    file: Path | None,
+    base_dir: Path,
+    lines: dict[str, int],
+    problems: list[ScenarioError],
+) -> tuple[dict[str, tuple[Path, dict[str, int]]], list[str]]:
+    """Replace each ``{file: path}`` under jobset/jobsets by the manifest it points to.
+
+    Returns the manifest files with their line maps (by scenario path) and the paths whose reference
+    could not be read (their problems are in ``problems``; validation errors under them are noise)."""
+    refs: list[tuple[str, Mapping[str, Any]]] = []
     if isinstance(data.get("jobset"), Mapping):
-        data["jobset"] = _read_manifest_ref(data["jobset"], "jobset", file, lines)
+        refs.append(("jobset", data["jobset"]))
     if isinstance(data.get("jobsets"), list):
-        data["jobsets"] = [
-            _read_manifest_ref(item, f"jobsets[{i}]", file, lines) if isinstance(item, Mapping) else item
-            for i, item in enumerate(data["jobsets"])
-        ]
+        refs.extend((f"jobsets[{i}]", v) for i, v in enumerate(data["jobsets"]) if isinstance(v, Mapping))
+    files: dict[str, tuple[Path, dict[str, int]]] = {}
+    failed: list[str] = []
+    for path, value in refs:
+        if "file" not in value or "apiVersion" in value or "kind" in value:
+            continue
+        try:
+            manifest, target, manifest_lines = _read_manifest_ref(value, path, file, base_dir, lines)
+        except ScenarioError as err:
+            problems.append(err)
+            failed.append(path)
+            continue
+        files[path] = (target, manifest_lines)
+        if path == "jobset":
+            data["jobset"] = manifest
+        else:
+            data["jobsets"][int(path[len("jobsets[") : -1])] = manifest
+    return files, failed
 
 
-def _read_manifest_ref(value: Mapping[str, Any], path: str, file: Path, lines: dict[str, int]) -> Any:
-    if "file" not in value or "apiVersion" in value or "kind" in value:
-        return value
-
+def _read_manifest_ref(
+    value: Mapping[str, Any], path: str, file: Path | None, base_dir: Path, lines: dict[str, int]
+) -> tuple[dict[str, Any], Path, dict[str, int]]:
     def fail(message: str, sub: str = "file") -> ScenarioError:
         field_path = join_path(path, sub)
         return ScenarioError(message, file=file, field_path=field_path, line=nearest_line(lines, field_path))
@@ -129,9 +218,10 @@ def _read_manifest_ref(value: Mapping[str, Any], path: str, file: Path, lines: d
     ref = value["file"]
     if not isinstance(ref, str) or not ref:
         raise fail(f"expected a path to a YAML file relative to the scenario, got {_describe(ref)}")
-    target = file.parent / ref
+    target = base_dir / ref
     try:
-        documents = [d for d in yaml.safe_load_all(target.read_text(encoding="utf-8")) if d is not None]
+        text = target.read_text(encoding="utf-8")
+        nodes = [n for n in yaml.compose_all(text, Loader=yaml.SafeLoader) if n is not None]
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise fail(f"cannot read manifest file '{ref}' ({target}): {reason}") from None
@@ -141,29 +231,30 @@ def _read_manifest_ref(value: Mapping[str, Any], path: str, file: Path, lines: d
         raise fail(
             f"manifest file '{ref}'{where} is not valid YAML: {getattr(exc, 'problem', None) or exc}"
         ) from None
-    if len(documents) != 1 or not isinstance(documents[0], dict):
+    if len(nodes) != 1 or not isinstance(nodes[0], yaml.MappingNode):
         raise fail(f"manifest file '{ref}' must hold exactly one YAML mapping (a JobSet manifest)")
-    return documents[0]
+    manifest_lines: dict[str, int] = {}
+    dup: list[ScenarioError] = []
+    _map_lines(nodes[0], "", manifest_lines, target, dup)
+    if dup:
+        raise combine(dup)
+    constructor = yaml.SafeLoader("")
+    try:
+        manifest = constructor.construct_document(nodes[0])
+    finally:
+        constructor.dispose()
+    return manifest, target, manifest_lines
 
 
 # ---------------------------------------------------------------- pydantic errors -> one line
 
 
-def _from_validation(exc: ValidationError, file: Path, lines: dict[str, int]) -> ScenarioError:
-    errors = [_convert(err, file, lines) for err in exc.errors()]
-    first = min(errors, key=lambda e: (e.line is None, e.line or 0))
-    if len(errors) > 1:
-        more = len(errors) - 1
-        return ScenarioError(
-            f"{first.message} (and {more} more problem{'s' if more > 1 else ''})",
-            file=file,
-            field_path=first.field_path,
-            line=first.line,
-        )
-    return first
+def problems_from_validation(exc: ValidationError, file: Path | None, lines: dict[str, int]) -> ScenarioError:
+    """Every pydantic error as a located problem (one error, or :class:`ScenarioProblems`)."""
+    return combine([_convert(err, file, lines) for err in exc.errors()])
 
 
-def _convert(err: ErrorDetails, file: Path, lines: dict[str, int]) -> ScenarioError:
+def _convert(err: ErrorDetails, file: Path | None, lines: dict[str, int]) -> ScenarioError:
     path = ""
     for part in err["loc"]:
         path = join_path(path, part)
@@ -194,6 +285,8 @@ def _convert(err: ErrorDetails, file: Path, lines: dict[str, int]) -> ScenarioEr
         message = f"must be {'>=' if kind == 'greater_than_equal' else '>'} {bound}, got {err['input']!r}"
     elif kind == "literal_error":
         message = f"expected {ctx.get('expected')}, got {_describe(err['input'])}"
+    if isinstance(err.get("input"), list) and ("milestone" in message or "pod reference" in message):
+        message += _FLOW_HINT
     return ScenarioError(message, file=file, field_path=path, line=nearest_line(lines, path))
 
 
@@ -244,34 +337,53 @@ def validate_against_workload(scenario: fmt.Scenario, shapes: Shapes) -> None:
     """Refuse references to JobSets, replicated jobs or indexes that the manifests do not define.
 
     ``shapes`` maps JobSet name -> replicated job name -> :class:`RJobShape` (the runner computes it from
-    the manifests). Raises :class:`ScenarioError` at the first bad reference, with its path and line.
+    the manifests). Raises :class:`ScenarioError` listing every bad reference, each with its path and
+    line.
     """
     checker = _WorkloadChecker(scenario, shapes)
+    checks: list[tuple[Any, ...]] = []
     for i, exp in enumerate(scenario.expect):
         for j, milestone in enumerate(exp.order or []):
-            checker.milestone(milestone, f"expect[{i}].order[{j}]")
+            checks.append((checker.milestone, milestone, f"expect[{i}].order[{j}]"))
         for key in ("happens", "never"):
             if isinstance(getattr(exp, key), Milestone):
-                checker.milestone(getattr(exp, key), f"expect[{i}].{key}")
+                checks.append((checker.milestone, getattr(exp, key), f"expect[{i}].{key}"))
         state = exp.state
         if state is not None:
             base = f"expect[{i}].final" if exp.final is not None else f"expect[{i}]"
-            checker.state(state, base)
-    for i, action in enumerate(scenario.actions):
-        checker.action(action, f"actions[{i}]")
-    for i, rule in enumerate(scenario.pods):
-        checker.pod_match(rule.match, f"pods[{i}].match")
+            checks.append((checker.state, state, base))
+    checks.extend((checker.action, action, f"actions[{i}]") for i, action in enumerate(scenario.actions))
+    checks.extend((checker.pod_match, rule.match, f"pods[{i}].match") for i, rule in enumerate(scenario.pods))
+    problems: list[ScenarioError] = []
+    for check, *args in checks:
+        try:
+            check(*args)
+        except ScenarioError as err:
+            problems.append(err)
+    if problems:
+        raise combine(problems)
+
+
+def validate_milestone(milestone: Milestone, shapes: Shapes, field_path: str = "milestone") -> None:
+    """The workload check of one milestone outside a file (the Python API's ``run(milestone=...)``)."""
+    _WorkloadChecker(None, shapes).milestone(milestone, field_path)
+
+
+def validate_action(action: fmt.Action, shapes: Shapes, field_path: str = "action") -> None:
+    """The workload check of one action outside a file (the Python API's ``act(...)``)."""
+    _WorkloadChecker(None, shapes).action(action, field_path)
 
 
 class _WorkloadChecker:
-    def __init__(self, scenario: fmt.Scenario, shapes: Shapes) -> None:
+    def __init__(self, scenario: fmt.Scenario | None, shapes: Shapes) -> None:
         self.scenario = scenario
         self.shapes = shapes
 
     def fail(self, path: str, message: str) -> ScenarioError:
-        return ScenarioError(
-            message, file=self.scenario.source, field_path=path, line=self.scenario.line_of(path)
-        )
+        if self.scenario is None:
+            return ScenarioError(message, field_path=path)
+        file, line = self.scenario.locate(path)
+        return ScenarioError(message, file=file, field_path=path, line=line)
 
     def jobset(self, name: str | None, path: str, example: str) -> None:
         if name is None:

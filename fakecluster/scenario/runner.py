@@ -7,38 +7,47 @@ the trace, as a person watching the cluster would react.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import traceback
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from fakecluster import wallclock_freeze as wallclock
-from fakecluster.api.objects import Obj
 from fakecluster.apiserver.errors import ApiError
-from fakecluster.cluster import Cluster, ClusterConfig, NodePool
-from fakecluster.kubelet.pod_timings import PodTimings
-from fakecluster.scenario.actions import ActionPlayer
-from fakecluster.scenario.errors import ScenarioError
+from fakecluster.cluster import Cluster, ClusterConfig
+from fakecluster.scenario.discovery import discover
+from fakecluster.scenario.errors import ScenarioError, combine
 from fakecluster.scenario.expectations import RunResult, check
-from fakecluster.scenario.format import PodIdentity, Scenario, resolve_pod_rule
-from fakecluster.scenario.loader import load_scenario, validate_against_workload
-from fakecluster.scenario.milestones import RJobShape
-from fakecluster.scenario.recorder import TraceRecorder
-from fakecluster.scenario.timeline import render_failure
+from fakecluster.scenario.format import Scenario
+from fakecluster.scenario.loader import load_scenario, load_scenario_data, validate_against_workload
+from fakecluster.scenario.milestones import Milestone, RJobShape
+from fakecluster.scenario.timeline import render_failure, render_timeline
 from fakecluster.scenario.trace import Snapshot, TraceEvent, trace_digest
+from fakecluster.session import FakeCluster, ProgressCallback, running
 from fakecluster.workload_plugin import WorkloadPlugin, load_plugin
+
+__all__ = [
+    "ScenarioOutcome",
+    "ScenarioResult",
+    "ScenarioRun",
+    "discover",
+    "run_scenario",
+    "validate_scenario",
+]
 
 SNAPSHOT_KINDS = ("JobSet", "Job", "Pod", "Service", "Node")
 
 
 @dataclass(slots=True)
-class ScenarioOutcome:
-    """What the CLI and the pytest item report for one scenario file."""
+class ScenarioResult:
+    """The typed result of one scenario run: what the CLI, the pytest item and Python callers read.
 
-    path: Path
+    ``path`` is None for a scenario given as a mapping. ``milestones`` and ``timeline`` are computed from
+    the trace on demand, so a passing run in a large suite pays nothing for them."""
+
+    path: Path | None
     name: str
     seed: int
     passed: bool
@@ -49,11 +58,29 @@ class ScenarioOutcome:
     digest: str = ""
     events_run: int = 0
     trace: list[TraceEvent] = field(default_factory=list)
+    shapes: dict[str, dict[str, RJobShape]] = field(default_factory=dict)
+    mentioned: list[Milestone] = field(default_factory=list)
+    """The milestones the scenario's expectations and ``when:`` actions name, in file order."""
+
+    @property
+    def milestones(self) -> dict[str, float | None]:
+        """Each milestone the scenario names -> virtual time it happened (None: it never did)."""
+        found: dict[str, float | None] = {}
+        for milestone in self.mentioned:
+            if milestone.text not in found:
+                hit = milestone.find(self.trace, self.shapes)
+                found[milestone.text] = None if hit is None else hit.time
+        return found
+
+    @property
+    def timeline(self) -> str:
+        """The whole run as the failure report shows it (per JobSet, replicated job and Job)."""
+        return render_timeline(self.trace, self.shapes)
 
     def record(self) -> dict[str, Any]:
         """The ``--json`` record (format doc: path, passed, failures, virtualEnd, digest at least)."""
         return {
-            "path": str(self.path),
+            "path": str(self.path) if self.path is not None else None,
             "name": self.name,
             "seed": self.seed,
             "passed": self.passed,
@@ -65,77 +92,75 @@ class ScenarioOutcome:
         }
 
 
-def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
-    """Scenario files under the given files/folders, sorted; and the paths that do not exist."""
-    files: list[Path] = []
-    missing: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()))
-        elif path.is_file():
-            files.append(path)
-        else:
-            missing.append(path)
-    return files, missing
+ScenarioOutcome = ScenarioResult
+"""The result's earlier name, kept for existing callers."""
 
 
-def run_scenario(path: Path, *, plugin: WorkloadPlugin | None = None) -> ScenarioOutcome:
-    """Load, play and check one file. Bad input becomes a failed outcome with a one-line error."""
+def run_scenario(
+    source: Path | str | Mapping[str, Any],
+    *,
+    seed: int | None = None,
+    plugin: WorkloadPlugin | None = None,
+    progress: ProgressCallback | None = None,
+) -> ScenarioResult:
+    """Load, play and check one scenario: a file path, or the file's content as a mapping.
+
+    ``seed`` overrides the scenario's own (a seed sweep runs the same file once per seed). Bad input
+    becomes a failed result listing every problem, each a located line; never an exception."""
     started = wallclock.real_perf_counter()
+    path = None if isinstance(source, Mapping) else Path(source)
+
+    def failed(name: str, used_seed: int, text: str, failures: list[str] | None = None) -> ScenarioResult:
+        elapsed = wallclock.real_perf_counter() - started
+        return ScenarioResult(path, name, used_seed, False, failures or [text], text, wall_seconds=elapsed)
+
     try:
-        scenario = load_scenario(path)
+        if isinstance(source, Mapping):
+            scenario = load_scenario_data(source, name=str(source.get("name") or "scenario"))
+        else:
+            scenario = load_scenario(Path(source))
     except ScenarioError as err:
-        return ScenarioOutcome(
-            path,
-            path.stem,
-            0,
-            False,
-            [str(err)],
-            str(err),
-            wall_seconds=wallclock.real_perf_counter() - started,
-        )
+        name = path.stem if path is not None else "scenario"
+        return failed(name, seed if seed is not None else 0, str(err), str(err).splitlines())
+    if seed is not None:
+        scenario = scenario.model_copy(update={"seed": seed})
     plugin = plugin or load_plugin()
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # the cyclic collector rescans the whole (acyclic) object graph: superlinear in pods
     try:
         run = ScenarioRun(scenario, path, plugin)
-        with wallclock.virtual_time():
-            outcome = run.play()
+        with running():
+            outcome = run.play(progress=progress)
     except ScenarioError as err:
-        return ScenarioOutcome(
-            path,
-            scenario.name,
-            scenario.seed,
-            False,
-            [str(err)],
-            str(err),
-            wall_seconds=wallclock.real_perf_counter() - started,
-        )
+        return failed(scenario.name, scenario.seed, str(err), str(err).splitlines())
     except Exception:  # a bug in the cluster or controller: report it with the seed, do not crash the run
         text = (
-            f"{path}: internal error while playing the scenario (seed {scenario.seed}):\n"
+            f"{path or scenario.name}: internal error while playing the scenario (seed {scenario.seed}):\n"
             f"{traceback.format_exc()}"
         )
-        return ScenarioOutcome(
-            path,
-            scenario.name,
-            scenario.seed,
-            False,
-            [text.splitlines()[0]],
-            text,
-            wall_seconds=wallclock.real_perf_counter() - started,
-        )
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+        return failed(scenario.name, scenario.seed, text, [text.splitlines()[0]])
     outcome.wall_seconds = wallclock.real_perf_counter() - started
     return outcome
 
 
-class ScenarioRun:
-    """One play of a scenario: the cluster, the recorder, the actions and the snapshots."""
+def validate_scenario(path: Path, *, plugin: WorkloadPlugin | None = None) -> list[ScenarioError]:
+    """Load and check a scenario without playing it: every problem the loader, the workload names and
+    the API server's admission of the manifests find (empty: the file is good)."""
+    try:
+        scenario = load_scenario(path)
+        run = ScenarioRun(scenario, path, plugin or load_plugin())
+    except ScenarioError as err:
+        return _problems(err)
+    return run.admission_problems()
 
-    def __init__(self, scenario: Scenario, path: Path, plugin: WorkloadPlugin) -> None:
+
+def _problems(err: ScenarioError) -> list[ScenarioError]:
+    return list(getattr(err, "problems", [err]))
+
+
+class ScenarioRun:
+    """One play of a scenario on a :class:`~fakecluster.session.FakeCluster`: the manifests, the actions,
+    the snapshots and the verdict."""
+
+    def __init__(self, scenario: Scenario, path: Path | None, plugin: WorkloadPlugin) -> None:
         self.scenario = scenario
         self.path = path
         self.plugin = plugin
@@ -144,11 +169,9 @@ class ScenarioRun:
         self.namespaces: dict[str, str] = {}
         for i, manifest in enumerate(self.manifests):
             if manifest.get("kind") != plugin.kind:
-                raise ScenarioError(
+                raise self._error(
                     f"expected kind {plugin.kind!r}, got {manifest.get('kind')!r}",
-                    file=path,
-                    field_path=f"{self._manifest_path(i)}.kind",
-                    line=scenario.line_of(f"{self._manifest_path(i)}.kind"),
+                    f"{self._manifest_path(i)}.kind",
                 )
             try:
                 name, groups = plugin.shapes(manifest)
@@ -157,113 +180,35 @@ class ScenarioRun:
             self.shapes[name] = {g: RJobShape(s.replicas, s.pods_per_job) for g, s in groups.items()}
             self.namespaces[name] = (manifest.get("metadata") or {}).get("namespace") or "default"
         validate_against_workload(scenario, self.shapes)
-        self._timings: dict[str, PodTimings] = {}
-        self._timings_by_rules: dict[tuple[int, ...], PodTimings] = {}
         self.rejections: list[str] = []
 
-    # ----------------------------------------------------------------- set-up
-    def _config(self) -> ClusterConfig:
-        latency = self.scenario.cluster.latency
-        config = ClusterConfig(
-            behaviour=self._behaviour,
-            feature_gates=dict(self.scenario.cluster.feature_gates),
-            job_controller_latency=latency.job_controller,
-            scheduler_latency=latency.scheduler,
-            gc_latency=latency.garbage_collector,
-            conflict_rate=self.scenario.cluster.faults.conflict_rate,
-            informer_lag=self.scenario.cluster.informer_lag,
-        )
-        if self.scenario.cluster.nodes is not None:
-            config.nodes = [
-                NodePool(
-                    name=pool.name,
-                    count=pool.count,
-                    capacity=dict(pool.capacity) or NodePool("x").capacity,
-                    labels=dict(pool.labels),
-                    taints=[t.model_dump(by_alias=True, exclude_none=True) for t in pool.taints],
-                )
-                for pool in self.scenario.cluster.nodes
-            ]
-        return config
-
-    def _behaviour(self, pod: Obj) -> PodTimings:
-        """Resolve the ``pods:`` rules for a pod once (by uid) into the timings the emulators use.
-
-        What the rules resolve to depends only on which of them match, so pods matching the same rules
-        (all workers of a replicated job, typically) share one resolution."""
-        uid = pod["metadata"]["uid"]
-        cached = self._timings.get(uid)
-        if cached is not None:
-            return cached
-        slot = self.plugin.slot_of(pod)
-        identity = PodIdentity(
-            jobset=slot.owner if slot else None,
-            replicated_job=slot.group if slot else None,
-            job_index=slot.job_index if slot else None,
-            pod_index=slot.pod_index if slot else None,
-            attempt=slot.attempt if slot else None,
-            labels=pod["metadata"].get("labels") or {},
-        )
-        matching = tuple(i for i, rule in enumerate(self.scenario.pods) if rule.match.matches(identity))
-        timings = self._timings_by_rules.get(matching)
-        if timings is None:
-            timings = self._timings_by_rules[matching] = self._resolve(identity)
-        self._timings[uid] = timings
-        return timings
-
-    def _resolve(self, identity: PodIdentity) -> PodTimings:
-        rule = resolve_pod_rule(self.scenario.pods, identity)
-        return PodTimings(
-            schedule=rule.schedule or 0.0,
-            pull=rule.pull or 0.0,
-            start=rule.start or 0.0,
-            ready=rule.ready,
-            exit_after=rule.exit.after if rule.exit is not None else None,
-            exit_code=rule.exit.code if rule.exit is not None else 0,
-            terminate=rule.terminate or 0.0,
-            jitter=rule.jitter or 0.0,
-        )
-
     # ----------------------------------------------------------------- play
-    def play(self) -> ScenarioOutcome:
-        cluster = Cluster(self.scenario.seed, self._config())
-        cluster.clock.on_advance = wallclock.move_to
-        wallclock.move_to(0.0)
-        self.cluster = cluster
-        self.client = cluster.client("scenario")
-        controller = self.plugin.install(
-            cluster, dict(self.scenario.cluster.feature_gates), latency=self.scenario.cluster.latency.jobset
+    def play(self, *, progress: ProgressCallback | None = None) -> ScenarioResult:
+        session = FakeCluster._for_scenario(
+            self.scenario, self.plugin, shapes=self.shapes, namespaces=self.namespaces, progress=progress
         )
-        self.recorder = TraceRecorder(cluster, self.plugin)
-        self.actions = ActionPlayer(
-            cluster,
-            self.plugin,
-            controller,
-            self.recorder,
-            path=self.path,
-            shapes=self.shapes,
-            namespaces=self.namespaces,
-        )
+        self.session = session
+        self.cluster = cluster = session.cluster
+        self.client = session.client
+        self.recorder = session.recorder
+        self.actions = session.actions
         self.actions.schedule(self.scenario.actions)
         expects_rejection = any(e.kind == "rejected" for e in self.scenario.expect)
         for i, manifest in enumerate(self.manifests):
             try:
-                created = self.client.create(manifest, readonly=True)
+                session._apply_one(manifest)
             except ApiError as err:
                 if not expects_rejection:
                     raise self._rejected(i, err) from None
                 self.rejections.append(err.message)
-            else:
-                self._adopt_generated_name(manifest, created)
         snapshots: dict[float, Snapshot] = {}
         until = self.scenario.until
         for t in self.scenario.snapshot_times():
             if t > until:
                 break
-            cluster.run(t)
+            session.run(t)
             snapshots[t] = self._snapshot(t)
-        if cluster.run(until):
-            cluster.clock.advance_to(until)  # stopped by `until`, not by quiescence: the run ends at `until`
+        session.run(until)
         final = self._snapshot(cluster.clock.now)
         result = RunResult(
             trace=self.recorder.trace,
@@ -285,7 +230,7 @@ class ScenarioRun:
         digest = hashlib.sha256(
             (trace_digest(result.trace) + self.recorder.write_digest()).encode()
         ).hexdigest()
-        return ScenarioOutcome(
+        return ScenarioResult(
             path=self.path,
             name=self.scenario.name,
             seed=self.scenario.seed,
@@ -296,47 +241,83 @@ class ScenarioRun:
             digest=digest,
             events_run=cluster.clock.events_run,
             trace=result.trace,
+            shapes=self.shapes,
+            mentioned=self._mentioned_milestones(),
         )
+
+    def admission_problems(self) -> list[ScenarioError]:
+        """What the API server would say about each manifest, on a scratch cluster (``validate``)."""
+        if any(e.kind == "rejected" for e in self.scenario.expect):
+            return []
+        scratch = self._scratch_client()
+        problems: list[ScenarioError] = []
+        for i, manifest in enumerate(self.manifests):
+            try:
+                scratch.create(manifest)
+            except ApiError as err:
+                problems.extend(_problems(self._rejected(i, err)))
+        return problems
+
+    def _mentioned_milestones(self) -> list[Milestone]:
+        found: list[Milestone] = []
+        for exp in self.scenario.expect:
+            found.extend(exp.order or [])
+            found.extend(m for m in (exp.happens, exp.never) if isinstance(m, Milestone))
+        found.extend(a.when for a in self.scenario.actions if a.when is not None)
+        return found
 
     def _manifest_path(self, index: int) -> str:
         return "jobset" if self.scenario.jobset is not None else f"jobsets[{index}]"
 
+    def _error(self, message: str, field_path: str) -> ScenarioError:
+        file, line = self.scenario.locate(field_path)
+        return ScenarioError(
+            message, file=file if file is not None else self.path, field_path=field_path, line=line
+        )
+
+    def _scratch_client(self) -> Any:
+        with running():
+            scratch = Cluster(self.scenario.seed, ClusterConfig())
+            self.plugin.install(scratch, dict(self.scenario.cluster.feature_gates))
+        return scratch.client("scenario")
+
     def _unreadable(self, index: int, err: Exception) -> ScenarioError:
         """A manifest too malformed to read its shape (``replicas: two``): let a scratch API server say
         why, as it would for the real create, so the line names the field; else report the raw error."""
-        scratch = Cluster(self.scenario.seed, ClusterConfig())
-        self.plugin.install(scratch, dict(self.scenario.cluster.feature_gates))
         try:
-            scratch.client("scenario").create(self.manifests[index])
+            with running():
+                self._scratch_client().create(self.manifests[index])
         except ApiError as api_err:
             return self._rejected(index, api_err)
-        field_path = self._manifest_path(index)
-        return ScenarioError(
-            f"cannot read the manifest: {err}",
-            file=self.path,
-            field_path=field_path,
-            line=self.scenario.line_of(field_path),
-        )
-
-    def _adopt_generated_name(self, manifest: Obj, created: Obj) -> None:
-        """A ``generateName`` JobSet is known by its prefix until the API server names it; from then on
-        milestones, pod references and checks address the real name."""
-        name = created["metadata"]["name"]
-        key, _ = self.plugin.shapes(manifest)
-        if key != name and key in self.shapes:
-            self.shapes[name] = self.shapes.pop(key)
-            self.namespaces[name] = self.namespaces.pop(key)
+        return self._error(f"cannot read the manifest: {err}", self._manifest_path(index))
 
     def _rejected(self, index: int, err: ApiError) -> ScenarioError:
-        """An unexpected rejection is bad input: one line naming the file, the manifest and the reason."""
-        field_path = self._manifest_path(index)
-        return ScenarioError(
-            f"the API server rejected the manifest: {err.message}",
-            file=self.path,
-            field_path=field_path,
-            line=self.scenario.line_of(field_path),
+        """An unexpected rejection is bad input: one line per field the API server names, at the line of
+        that field inside the manifest (its file, for a ``{file: ...}`` manifest)."""
+        base = self._manifest_path(index)
+        head, sep, _ = err.message.partition(" is invalid: ")
+        causes = [c for c in err.causes if c.field and c.field != "<nil>"]
+        if not sep or not causes:
+            return self._error(f"the API server rejected the manifest: {err.message}", base)
+        if len(causes) == 1:  # keep the API server's own sentence, which users search for
+            return self._error(
+                f"the API server rejected the manifest: {err.message}", _join(base, causes[0].field)
+            )
+        return combine(
+            [
+                self._error(
+                    f"the API server rejected the manifest: {head} is invalid: {cause}",
+                    _join(base, cause.field),
+                )
+                for cause in causes
+            ]
         )
 
     def _snapshot(self, t: float) -> Snapshot:
         server = self.cluster.server
         return Snapshot(time=t, objects={k: server.list(k) for k in SNAPSHOT_KINDS if k in server.kinds()})
+
+
+def _join(base: str, field_path: str) -> str:
+    """``jobset`` + ``spec.replicatedJobs[0].replicas`` (a Kubernetes field path) -> a scenario path."""
+    return f"{base}{field_path}" if field_path.startswith("[") else f"{base}.{field_path}"
