@@ -32,7 +32,7 @@ from fakecluster.client import Client
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
 from fakecluster.scenario import format as fmt
 from fakecluster.scenario.actions import ActionPlayer
-from fakecluster.scenario.durations import format_seconds, parse_duration
+from fakecluster.scenario.durations import format_duration, parse_duration
 from fakecluster.scenario.errors import ScenarioError
 from fakecluster.scenario.loader import problems_from_validation, validate_action, validate_milestone
 from fakecluster.scenario.milestones import Milestone, RJobShape, parse_milestone
@@ -305,13 +305,16 @@ class FakeCluster:
 
         self.recorder.listeners.append(stop_when_reached)
         try:
-            self._run_to(limit)
+            with running():
+                work_left = self.cluster.run(limit)
         finally:
             self.recorder.listeners.remove(stop_when_reached)
         hit = target.find(self.recorder.trace, self.shapes)
         if hit is None:
+            if work_left:
+                self.cluster.clock.advance_to(limit)
             raise MilestoneNotReached(
-                f"'{milestone}' did not happen by {format_seconds(limit)} (seed {self.seed});"
+                f"'{milestone}' did not happen by {format_duration(limit)} (seed {self.seed});"
                 f" timeline:\n{self.timeline()}"
             )
         return hit.time
