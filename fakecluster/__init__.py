@@ -55,12 +55,9 @@ _HOME = {
 
 def __getattr__(name: str) -> Any:
     if name == "__version__":
-        from importlib.metadata import PackageNotFoundError, version
+        from fakecluster._version import __version__
 
-        try:
-            return version("fakecluster")
-        except PackageNotFoundError:  # run from a source tree that was never installed
-            return "0+unknown"
+        return __version__
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"module 'fakecluster' has no attribute {name!r}")

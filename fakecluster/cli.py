@@ -1,51 +1,307 @@
-"""``python -m fakecluster run PATH... [--json FILE]``: run scenario files or folders and report."""
+"""The ``fakecluster`` command line (also ``python -m fakecluster``): run, list and validate scenarios.
+
+Start-up stays small: this module imports only the standard library at the top; a command imports the
+runner when it needs it, so ``--version`` and ``--help`` never load pydantic or the cluster. Options of
+``run`` are added one group per function (selection, seeds, output, control), so a new group (reports,
+traces) is one more function and one more line in :func:`build_parser`. A closed pipe (``| head``) and
+Ctrl-C end the process quietly with the conventional exit status (141, 130), never a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from fakecluster.scenario.runner import ScenarioOutcome, discover, run_scenario
+if TYPE_CHECKING:
+    from fakecluster.scenario.runner import ScenarioResult
+
+__all__ = ["build_parser", "main"]
+
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader went away
+
+DESCRIPTION = """\
+Deterministic, in-memory Kubernetes cluster for testing the JobSet controller.
+Plays scenario files (YAML) on a virtual clock and checks their expectations."""
+
+EXAMPLES = """\
+examples:
+  fakecluster run scenarios/
+  fakecluster run scenarios/ -k inorder -m "workers-first and not slow" -x
+  fakecluster run regressions/ray.yaml --seeds 20          # the same file with 20 seeds
+  fakecluster run scenarios/ --json report.json --junit-xml junit.xml -q
+  fakecluster list scenarios/
+  fakecluster validate regressions/                        # every problem, no run
+  python -m fakecluster --version"""
 
 
-def _line(outcome: ScenarioOutcome) -> str:
-    status = "PASS" if outcome.passed else "FAIL"
-    return (
-        f"{status}  {outcome.path}  virtual {outcome.virtual_end:.1f}s  "
-        f"wall {outcome.wall_seconds * 1000:.0f}ms  seed {outcome.seed}"
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fakecluster",
+        description=DESCRIPTION,
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"fakecluster {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser(
+        "run",
+        help="play scenario files or folders and check their expectations",
+        description="Play scenarios and check their expectations. Prints PASS|FAIL per run, a report for"
+        " each failure and 'N passed, M failed'; the exit status is 0 only if every run passed.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_paths(run)
+    _add_selection_options(run)
+    _add_seed_options(run)
+    _add_output_options(run)
+    _add_control_options(run)
+    run.set_defaults(handler=_run)
+
+    listing = sub.add_parser("list", help="list scenarios with their tags and descriptions")
+    _add_paths(listing)
+    _add_selection_options(listing)
+    listing.set_defaults(handler=_list)
+
+    validate = sub.add_parser(
+        "validate", help="load and check scenarios without playing them, listing every problem"
+    )
+    _add_paths(validate)
+    validate.set_defaults(handler=_validate)
+    return parser
+
+
+def _add_paths(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="scenario files or folders")
+
+
+def _add_selection_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("selection")
+    group.add_argument(
+        "-k",
+        dest="keyword",
+        metavar="EXPR",
+        help="only scenarios whose path contains these words (case-insensitive; and/or/not, parentheses)",
+    )
+    group.add_argument("-m", dest="tags", metavar="TAGS", help="only scenarios whose tags match (and/or/not)")
+
+
+def _add_seed_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("seeds")
+    group.add_argument("--seed", type=int, metavar="N", help="play every scenario with seed N")
+    group.add_argument(
+        "--seeds",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="sweep: play every scenario with N consecutive seeds, from --seed or the file's own seed",
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m fakecluster", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run scenario files or folders")
-    run.add_argument("paths", nargs="+", type=Path)
-    run.add_argument("--json", type=Path, help="write one JSON record per scenario to this file")
-    run.add_argument("-q", "--quiet", action="store_true", help="print failures' reports only")
-    args = parser.parse_args(argv)
+def _add_output_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("output")
+    volume = group.add_mutually_exclusive_group()
+    volume.add_argument("-q", "--quiet", action="store_true", help="print failures and the closing line only")
+    volume.add_argument("-v", "--verbose", action="store_true", help="also print each run's milestone times")
+    group.add_argument("--json", type=Path, metavar="FILE", help="write one JSON record per run to FILE")
+    group.add_argument("--junit-xml", type=Path, metavar="FILE", help="write a JUnit XML report to FILE")
 
+
+def _add_control_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("control")
+    group.add_argument("-x", "--exitfirst", action="store_true", help="stop after the first failed run")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
+    return value
+
+
+def _version() -> str:
+    from fakecluster._version import __version__
+
+    return __version__
+
+
+# ---------------------------------------------------------------- entry point
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (the console script and ``-m`` exit with it)."""
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        handler: Callable[[argparse.Namespace], int] = args.handler
+        try:
+            return handler(args)
+        except _UsageError as err:
+            parser.exit(2, f"fakecluster: error: {err}\n")
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # the reader (`| head`) is gone: send the rest of our output nowhere and exit quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    return 0
+
+
+class _UsageError(Exception):
+    """A bad option value found after parsing (an unreadable ``-k`` expression)."""
+
+
+# ---------------------------------------------------------------- choosing files
+
+
+def _selected(args: argparse.Namespace) -> tuple[list[Path], list[Path]]:
+    """Scenario files under the paths that pass ``-k``/``-m``; and the paths that do not exist."""
+    from fakecluster.scenario.discovery import discover, peek
+    from fakecluster.scenario.selection import Expression, tag_names
+
+    try:
+        keyword = Expression(args.keyword) if args.keyword else None
+        tags = Expression(args.tags) if args.tags else None
+    except ValueError as err:
+        raise _UsageError(f"cannot read the selection expression: {err}") from None
     files, missing = discover(args.paths)
-    outcomes: list[ScenarioOutcome] = []
+    chosen = []
+    for path in files:
+        if keyword is not None and not keyword.evaluate(lambda word, p=path: word.lower() in str(p).lower()):
+            continue
+        if tags is not None:
+            data = peek(path)
+            raw = data.get("tags") if isinstance(data, dict) else None
+            names = tag_names([str(t) for t in raw]) if isinstance(raw, list) else set()
+            if not tags.evaluate(names.__contains__):
+                continue
+        chosen.append(path)
+    return chosen, missing
+
+
+def _report_missing(missing: list[Path]) -> None:
     for path in missing:
         print(f"ERROR {path}: no such file or directory", file=sys.stderr)
+
+
+# ---------------------------------------------------------------- run
+
+
+def _run(args: argparse.Namespace) -> int:
+    from fakecluster.progress import Progress
+    from fakecluster.scenario.discovery import peek
+    from fakecluster.scenario.runner import run_scenario
+    from fakecluster.scenario.selection import sweep_seeds
+
+    files, missing = _selected(args)
+    _report_missing(missing)
+    plan: list[tuple[Path, int | None, str]] = []
     for path in files:
-        outcome = run_scenario(path)
-        outcomes.append(outcome)
-        if not args.quiet or not outcome.passed:
-            print(_line(outcome))
-        if not outcome.passed:
-            print(_indent(outcome.report))
-    failed = sum(1 for o in outcomes if not o.passed) + len(missing)
-    passed = len(outcomes) - (failed - len(missing))
-    if args.json:
-        args.json.write_text(json.dumps([o.record() for o in outcomes], indent=2) + "\n")
+        data = peek(path) if args.seeds > 1 else None
+        own = data.get("seed") if isinstance(data, dict) else None
+        for seed in sweep_seeds(own, args.seed, args.seeds):
+            plan.append((path, seed, path.stem if args.seeds == 1 else f"{path.stem}[seed={seed}]"))
+    progress = Progress(len(plan), enabled=Progress.wanted())
+    results: list[tuple[str, ScenarioResult]] = []
+    try:
+        for path, seed, name in plan:
+            progress.start(name)
+            result = run_scenario(path, seed=seed, progress=progress.update if progress.enabled else None)
+            progress.done()
+            results.append((name, result))
+            _print_result(progress, result, args)
+            if args.exitfirst and not result.passed:
+                break
+    finally:
+        progress.close()
+    failed = sum(1 for _, r in results if not r.passed) + len(missing)
+    passed = len(results) - (failed - len(missing))
+    _write_reports(args, results)
     print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 and outcomes else 1
+    return 0 if failed == 0 and results else 1
+
+
+def _print_result(progress: Any, result: ScenarioResult, args: argparse.Namespace) -> None:
+    if not args.quiet or not result.passed:
+        status = "PASS" if result.passed else "FAIL"
+        progress.write(
+            f"{status}  {result.path}  virtual {result.virtual_end:.1f}s  "
+            f"wall {result.wall_seconds * 1000:.0f}ms  seed {result.seed}"
+        )
+    if not result.passed:
+        progress.write(_indent(result.report))
+    elif args.verbose:
+        for milestone, when in result.milestones.items():
+            progress.write(f"    {'never' if when is None else f'{when:.1f}s':>9}  {milestone}")
+
+
+def _write_reports(args: argparse.Namespace, results: list[tuple[str, ScenarioResult]]) -> None:
+    if args.json:
+        args.json.write_text(json.dumps([r.record() for _, r in results], indent=2) + "\n")
+    if args.junit_xml:
+        from fakecluster.junit_xml import write_junit_xml
+
+        write_junit_xml(args.junit_xml, results)
 
 
 def _indent(text: str) -> str:
     return "\n".join("    " + line for line in text.splitlines())
 
+
+# ---------------------------------------------------------------- list and validate
+
+
+def _list(args: argparse.Namespace) -> int:
+    from fakecluster.scenario.errors import ScenarioError
+    from fakecluster.scenario.loader import load_scenario
+
+    files, missing = _selected(args)
+    _report_missing(missing)
+    broken = 0
+    for path in files:
+        try:
+            scenario = load_scenario(path)
+        except ScenarioError as err:
+            broken += 1
+            print(f"{path}  (cannot load: {str(err).splitlines()[0]})")
+            continue
+        tags = f"[{', '.join(scenario.tags)}]" if scenario.tags else "[]"
+        description = " ".join(scenario.description.split())
+        print(f"{path}  {tags}  {description}".rstrip())
+    print(f"{len(files)} scenario{'s' if len(files) != 1 else ''}" + (f", {broken} broken" if broken else ""))
+    return 1 if broken or missing else 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from fakecluster.scenario.errors import MAX_PROBLEMS
+    from fakecluster.scenario.runner import validate_scenario
+
+    args.keyword = args.tags = None
+    files, missing = _selected(args)
+    _report_missing(missing)
+    invalid = 0
+    for path in files:
+        problems = validate_scenario(path)
+        if not problems:
+            print(f"OK       {path}")
+            continue
+        invalid += 1
+        print(f"INVALID  {path}  ({len(problems)} problem{'s' if len(problems) != 1 else ''})")
+        for problem in problems[:MAX_PROBLEMS]:
+            print(f"  {problem}")
+        if len(problems) > MAX_PROBLEMS:
+            print(f"  ... and {len(problems) - MAX_PROBLEMS} more problems")
+    print(f"{len(files) - invalid} valid, {invalid} invalid")
+    return 1 if invalid or missing or not files else 0

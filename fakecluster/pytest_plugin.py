@@ -119,16 +119,15 @@ class ScenarioFile(pytest.File):
         if kind is not None:
             yield ManifestItem.from_parent(self, name=self.path.stem, kind=kind)
             return
+        from fakecluster.scenario.selection import sweep_seeds
+
         override = self.config.getoption("fakecluster_seed")
         count = self.config.getoption("fakecluster_seeds")
         tags = _tags(data)
-        if count == 1:
-            yield ScenarioItem.from_parent(self, name=self.path.stem, seed=override, tags=tags)
-            return
         own = data.get("seed") if isinstance(data, dict) else None
-        base = override if override is not None else (own if type(own) is int else 0)
-        for seed in range(base, base + count):
-            yield ScenarioItem.from_parent(self, name=f"{self.path.stem}[seed={seed}]", seed=seed, tags=tags)
+        for seed in sweep_seeds(own, override, count):
+            name = self.path.stem if count == 1 else f"{self.path.stem}[seed={seed}]"
+            yield ScenarioItem.from_parent(self, name=name, seed=seed, tags=tags)
 
 
 class ManifestItem(pytest.Item):
