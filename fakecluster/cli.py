@@ -179,7 +179,8 @@ def _selected(args: argparse.Namespace) -> tuple[list[Path], list[Path]]:
     files, missing = discover(args.paths)
     chosen = []
     for path in files:
-        if keyword is not None and not keyword.evaluate(lambda word, p=path: word.lower() in str(p).lower()):
+        text = str(path).lower()
+        if keyword is not None and not keyword.evaluate(lambda word: word.lower() in text):  # noqa: B023
             continue
         if tags is not None:
             data = peek(path)

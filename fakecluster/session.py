@@ -15,6 +15,7 @@ shape may change between releases.
 
 from __future__ import annotations
 
+import builtins
 import copy
 import gc
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -341,18 +342,19 @@ class FakeCluster:
         """Objects of a kind (copies), optionally in one namespace and matching ``labels``."""
         return self.client.list(kind, namespace, labels=dict(labels) if labels else None)
 
+    # (after the ``list`` verb above, the builtin is spelt ``builtins.list`` in annotations)
     @property
-    def trace(self) -> list[TraceEvent]:
+    def trace(self) -> builtins.list[TraceEvent]:
         """What happened so far, in order (the events milestones and the digest are computed from)."""
         return list(self.recorder.trace)
 
     @property
-    def events(self) -> list[Obj]:
+    def events(self) -> builtins.list[Obj]:
         """The Kubernetes Events the workload's controller emitted, in order."""
         return list(self.recorder.events)
 
     @property
-    def action_errors(self) -> list[str]:
+    def action_errors(self) -> builtins.list[str]:
         """Scheduled actions (``at``/``when``) that could not be applied, one line each."""
         return list(self.actions.errors)
 

@@ -143,7 +143,7 @@ def test_junit_xml(folder: Path) -> None:
     assert result.returncode == 1
     suite = ET.parse(target).getroot().find("testsuite")
     assert suite is not None and (suite.get("tests"), suite.get("failures")) == ("3", "1")
-    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    cases = {c.get("name") or "": c for c in suite.iter("testcase")}
     assert sorted(cases) == ["late", "plain", "ray-head"]
     failure = cases["late"].find("failure")
     assert failure is not None and (failure.get("message") or "").startswith(

@@ -98,3 +98,14 @@ def test_brackets_inside_a_flow_list_get_the_quoting_hint(tmp_path: Path, line: 
         load_scenario(path)
     assert info.value.line == 3
     assert "needs quotes" in str(info.value) and '["all node[0] pods Ready"' in str(info.value)
+
+
+def test_several_problems_survive_pickling(tmp_path: Path) -> None:
+    """pytest-xdist ships errors between processes."""
+    import pickle
+
+    path = write(tmp_path, "seed: x\nuntil: y\njobset: {file: manifests/js.yaml}\nexpect: []\n")
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    copy = pickle.loads(pickle.dumps(info.value))
+    assert str(copy) == str(info.value) and len(str(copy).splitlines()) == 3
