@@ -109,3 +109,17 @@ def test_several_problems_survive_pickling(tmp_path: Path) -> None:
         load_scenario(path)
     copy = pickle.loads(pickle.dumps(info.value))
     assert str(copy) == str(info.value) and len(str(copy).splitlines()) == 3
+
+
+def test_bad_names_and_a_rejected_manifest_come_out_together(tmp_path: Path) -> None:
+    bad = MANIFEST.replace("      replicas: 1\n", "      replicas: 1\n      replcas: 3\n")
+    body = "jobset: {file: manifests/js.yaml}\nexpect:\n  - happens: all workers pods Ready\n"
+    path = write(tmp_path, body, bad)
+    expected = [
+        (path, 3, "expect[0].happens"),
+        (tmp_path / "manifests" / "js.yaml", 8, "jobset.spec.replicatedJobs[0].replcas"),
+    ]
+    assert [(p.file, p.line, p.field_path) for p in validate_scenario(path)] == expected
+    result = run_scenario(path)
+    assert len(result.failures) == 2 and "no replicated job 'workers'" in result.failures[0]
+    assert "unknown field" in result.failures[1]

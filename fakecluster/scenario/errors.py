@@ -76,11 +76,12 @@ def _rebuild(message: str, file: Path | None, field_path: str, line: int | None)
 class ScenarioProblems(ScenarioError):
     """Every problem one pass over a file found, so the author fixes them all in one run.
 
-    ``str()`` is one ``file:line: field: message`` line per problem, in file order, capped at
+    ``str()`` is one ``file:line: field: message`` line per problem, in line order per file, capped at
     :data:`MAX_PROBLEMS`; the location attributes are those of the first problem."""
 
     def __init__(self, problems: Sequence[ScenarioError]) -> None:
-        ordered = sorted(problems, key=lambda p: (p.line is None, p.line or 0))
+        files = list(dict.fromkeys(p.file for p in problems))  # grouped by file, in order of appearance
+        ordered = sorted(problems, key=lambda p: (files.index(p.file), p.line is None, p.line or 0))
         self.problems = list(dict.fromkeys(ordered))
         first = self.problems[0]
         super().__init__(first.message, file=first.file, field_path=first.field_path, line=first.line)

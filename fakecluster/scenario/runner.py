@@ -167,20 +167,34 @@ class ScenarioRun:
         self.manifests = scenario.manifests()
         self.shapes: dict[str, dict[str, RJobShape]] = {}
         self.namespaces: dict[str, str] = {}
+        self.rejections: list[str] = []
+        problems: list[ScenarioError] = []
+        readable: list[int] = []
         for i, manifest in enumerate(self.manifests):
             if manifest.get("kind") != plugin.kind:
-                raise self._error(
-                    f"expected kind {plugin.kind!r}, got {manifest.get('kind')!r}",
-                    f"{self._manifest_path(i)}.kind",
+                problems.append(
+                    self._error(
+                        f"expected kind {plugin.kind!r}, got {manifest.get('kind')!r}",
+                        f"{self._manifest_path(i)}.kind",
+                    )
                 )
+                continue
             try:
                 name, groups = plugin.shapes(manifest)
             except (TypeError, ValueError, AttributeError) as err:
-                raise self._unreadable(i, err) from None
+                problems.extend(_problems(self._unreadable(i, err)))
+                continue
+            readable.append(i)
             self.shapes[name] = {g: RJobShape(s.replicas, s.pods_per_job) for g, s in groups.items()}
             self.namespaces[name] = (manifest.get("metadata") or {}).get("namespace") or "default"
-        validate_against_workload(scenario, self.shapes)
-        self.rejections: list[str] = []
+        if not problems:  # names can only be checked against a complete set of shapes
+            try:
+                validate_against_workload(scenario, self.shapes)
+            except ScenarioError as err:
+                problems.extend(_problems(err))
+        if problems:
+            # every problem at once: what admission would say about the readable manifests, too
+            raise combine(problems + self.admission_problems(readable))
 
     # ----------------------------------------------------------------- play
     def play(self, *, progress: ProgressCallback | None = None) -> ScenarioResult:
@@ -245,15 +259,19 @@ class ScenarioRun:
             mentioned=self._mentioned_milestones(),
         )
 
-    def admission_problems(self) -> list[ScenarioError]:
-        """What the API server would say about each manifest, on a scratch cluster (``validate``)."""
+    def admission_problems(self, indexes: list[int] | None = None) -> list[ScenarioError]:
+        """What the API server would say about each manifest (or those at ``indexes``), on a scratch
+        cluster (``validate``)."""
         if any(e.kind == "rejected" for e in self.scenario.expect):
             return []
         scratch = self._scratch_client()
         problems: list[ScenarioError] = []
         for i, manifest in enumerate(self.manifests):
+            if indexes is not None and i not in indexes:
+                continue
             try:
-                scratch.create(manifest)
+                with running():
+                    scratch.create(manifest)
             except ApiError as err:
                 problems.extend(_problems(self._rejected(i, err)))
         return problems
