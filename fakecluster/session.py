@@ -152,13 +152,12 @@ class FakeCluster:
         *,
         shapes: dict[str, dict[str, RJobShape]],
         namespaces: dict[str, str],
-        seed: int | None = None,
         progress: ProgressCallback | None = None,
     ) -> FakeCluster:
         """The runner's entry: an already validated scenario; ``shapes``/``namespaces`` are shared."""
         self = cls.__new__(cls)
         self._start(
-            scenario.seed if seed is None else seed,
+            scenario.seed,
             scenario.cluster,
             scenario.pods,
             plugin,
@@ -261,7 +260,10 @@ class FakeCluster:
 
     def act(self, action: Mapping[str, Any]) -> None:
         """Do one scenario action now (``{"failPod": {"pod": "workers[0/1]"}}``, ``{"suspend": True}``),
-        or later with the file's ``at``/``when``/``after`` keys. A failing immediate action raises."""
+        or later with the file's ``at``/``when``/``after`` keys (failures of those: :attr:`action_errors`).
+
+        A bad action raises :class:`ScenarioError` naming the field; one the cluster refuses now raises
+        ``ApiError`` (the API server's answer) or ``LookupError`` (no running pod in that slot)."""
         data = dict(action)
         immediate = "at" not in data and "when" not in data
         if immediate:
@@ -275,7 +277,7 @@ class FakeCluster:
             self.actions.schedule([parsed])
             return
         with running():
-            self.actions._apply(parsed)
+            self.actions.apply_now(parsed)
 
     # ----------------------------------------------------------------- time
 
@@ -307,6 +309,7 @@ class FakeCluster:
         self.recorder.listeners.append(stop_when_reached)
         try:
             with running():
+                wallclock.move_to(self.now)
                 work_left = self.cluster.run(limit)
         finally:
             self.recorder.listeners.remove(stop_when_reached)
@@ -322,6 +325,7 @@ class FakeCluster:
 
     def _run_to(self, until: float) -> None:
         with running():
+            wallclock.move_to(self.now)  # several clusters in one test: stray clock reads see this one's
             if self.cluster.run(until):
                 self.cluster.clock.advance_to(until)  # work is left: the run ends at `until`
 

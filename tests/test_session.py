@@ -228,3 +228,15 @@ def test_the_runner_plays_on_the_python_api() -> None:
     cluster.run("90s")
     assert cluster.trace == played.trace
     assert cluster.now == played.virtual_end
+
+
+def test_an_action_the_cluster_refuses_raises_now_or_is_recorded_later() -> None:
+    cluster = FakeCluster(pods=[{"match": {}, "schedule": "10s"}])
+    cluster.apply(JOBSET)
+    with pytest.raises(LookupError) as info:
+        cluster.act({"failPod": {"pod": "w[0/0]"}})  # still Pending: nothing running to fail
+    assert "w[0/0]" in str(info.value)
+    cluster.act({"at": 1, "failPod": {"pod": "w[1/1]"}})
+    cluster.run("5s")
+    (error,) = cluster.action_errors
+    assert error.startswith("FakeCluster: actions[0] failPod at 1s: pod ") and "no running container" in error
