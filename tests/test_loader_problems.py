@@ -123,3 +123,12 @@ def test_bad_names_and_a_rejected_manifest_come_out_together(tmp_path: Path) -> 
     result = run_scenario(path)
     assert len(result.failures) == 2 and "no replicated job 'workers'" in result.failures[0]
     assert "unknown field" in result.failures[1]
+
+
+def test_a_manifest_given_as_a_scenario_says_what_it_is(tmp_path: Path) -> None:
+    path = write(tmp_path, "expect: []\n")
+    manifest = tmp_path / "manifests" / "js.yaml"
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(manifest)
+    assert str(info.value).startswith(f"{manifest}:1: this is a Kubernetes manifest (kind JobSet)")
+    assert "jobset: {file:" in str(info.value) and path.exists()

@@ -63,6 +63,13 @@ def load_scenario(path: Path) -> fmt.Scenario:
         raise ScenarioError(
             f"a scenario is a mapping of keys (jobset, expect, ...), got {_describe(data)}", file=path, line=1
         )
+    if "apiVersion" in data and "kind" in data and "expect" not in data:
+        raise ScenarioError(
+            f"this is a Kubernetes manifest (kind {data['kind']}), not a scenario; a scenario references it"
+            " with 'jobset: {file: <path relative to the scenario>}'",
+            file=path,
+            line=1,
+        )
     return _build(data, path, lines=lines, base_dir=path.parent, default_name=path.stem, problems=problems)
 
 
