@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 __all__ = ["build_parser", "main"]
 
+_SHORT_DESCRIPTION = 100
+"""Characters of a description ``list`` shows without ``-v`` (descriptions are often paragraphs)."""
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader went away
 
@@ -68,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing = sub.add_parser("list", help="list scenarios with their tags and descriptions")
     _add_paths(listing)
     _add_selection_options(listing)
+    listing.add_argument("-v", "--verbose", action="store_true", help="whole descriptions, not one line")
     listing.set_defaults(handler=_list)
 
     validate = sub.add_parser(
@@ -280,6 +283,8 @@ def _list(args: argparse.Namespace) -> int:
             continue
         tags = f"[{', '.join(scenario.tags)}]" if scenario.tags else "[]"
         description = " ".join(scenario.description.split())
+        if not args.verbose and len(description) > _SHORT_DESCRIPTION:
+            description = description[: _SHORT_DESCRIPTION - 3].rstrip() + "..."
         print(f"{path}  {tags}  {description}".rstrip())
     print(f"{len(files)} scenario{'s' if len(files) != 1 else ''}" + (f", {broken} broken" if broken else ""))
     return 1 if broken or missing else 0

@@ -167,6 +167,15 @@ def test_list_shows_tags_and_descriptions_and_skips_manifests(folder: Path) -> N
     assert cli("list", folder, "-m", "slow").stdout.splitlines()[-1] == "1 scenario"
 
 
+def test_list_shortens_long_descriptions_unless_verbose(tmp_path: Path) -> None:
+    words = "a long description of what this scenario proves, " * 6
+    write(tmp_path / "long.yaml", description=words)
+    short = cli("list", tmp_path).stdout.splitlines()[0]
+    assert short.endswith("...") and len(short.split("  ")[-1]) == 100
+    full = cli("list", tmp_path, "-v").stdout.splitlines()[0]
+    assert full.endswith(words.strip())
+
+
 def test_validate_lists_every_problem_without_running(tmp_path: Path) -> None:
     good = write(tmp_path / "good.yaml")
     bad = tmp_path / "bad.yaml"
