@@ -209,6 +209,9 @@ def _run(args: argparse.Namespace) -> int:
     from fakecluster.scenario.runner import run_scenario
     from fakecluster.scenario.selection import sweep_seeds
 
+    for target in (args.json, args.junit_xml):
+        if target is not None and not target.parent.is_dir():
+            raise _UsageError(f"cannot write {target}: no such directory {target.parent}")
     files, missing = _selected(args)
     _report_missing(missing)
     plan: list[tuple[Path, int | None, str]] = []
@@ -232,9 +235,9 @@ def _run(args: argparse.Namespace) -> int:
         progress.close()
     failed = sum(1 for _, r in results if not r.passed) + len(missing)
     passed = len(results) - (failed - len(missing))
-    _write_reports(args, results)
+    written = _write_reports(args, results)
     print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 and results else 1
+    return 0 if failed == 0 and results and written else 1
 
 
 def _print_result(progress: Any, result: ScenarioResult, args: argparse.Namespace) -> None:
@@ -251,13 +254,24 @@ def _print_result(progress: Any, result: ScenarioResult, args: argparse.Namespac
             progress.write(f"    {'never' if when is None else f'{when:.1f}s':>9}  {milestone}")
 
 
-def _write_reports(args: argparse.Namespace, results: list[tuple[str, ScenarioResult]]) -> None:
-    if args.json:
-        args.json.write_text(json.dumps([r.record() for _, r in results], indent=2) + "\n")
-    if args.junit_xml:
-        from fakecluster.junit_xml import write_junit_xml
+def _write_reports(args: argparse.Namespace, results: list[tuple[str, ScenarioResult]]) -> bool:
+    """Write the requested report files; False (after a one-line error each) if one cannot be written."""
+    from fakecluster.junit_xml import write_junit_xml
 
-        write_junit_xml(args.junit_xml, results)
+    writers: list[tuple[Path | None, Callable[[Path], None]]] = [
+        (args.json, lambda p: p.write_text(json.dumps([r.record() for _, r in results], indent=2) + "\n")),
+        (args.junit_xml, lambda p: write_junit_xml(p, results)),
+    ]
+    ok = True
+    for target, write in writers:
+        if target is None:
+            continue
+        try:
+            write(target)
+        except OSError as err:
+            print(f"ERROR cannot write {target}: {err.strerror or err}", file=sys.stderr)
+            ok = False
+    return ok
 
 
 def _indent(text: str) -> str:

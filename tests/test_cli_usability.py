@@ -274,3 +274,14 @@ def test_progress_line_on_a_terminal_only(tmp_path: Path) -> None:
     assert runs(stdout) == [("PASS", "wide.yaml", 1)]  # results go to stdout, untouched by the bar
     piped = cli("run", path)
     assert piped.stderr == ""  # not a terminal: no bar
+
+
+def test_an_unwritable_report_file_is_a_one_line_error(folder: Path, tmp_path: Path) -> None:
+    target = tmp_path / "no" / "such" / "r.json"
+    early = cli("run", folder / "plain.yaml", "--json", target)
+    assert early.returncode == 2 and "PASS" not in early.stdout  # refused before anything runs
+    assert early.stderr.strip().endswith(f"cannot write {target}: no such directory {target.parent}")
+    (tmp_path / "dir.xml").mkdir()
+    late = cli("run", folder / "plain.yaml", "--junit-xml", tmp_path / "dir.xml")
+    assert late.returncode == 1 and runs(late.stdout) == [("PASS", "plain.yaml", 5)]
+    assert late.stderr.strip() == f"ERROR cannot write {tmp_path / 'dir.xml'}: Is a directory"
