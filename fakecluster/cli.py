@@ -148,7 +148,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         handler: Callable[[argparse.Namespace], int] = args.handler
         try:
-            return handler(args)
+            status = handler(args)
+            sys.stdout.flush()  # a reader that left early shows up here, not as a warning at exit
+            return status
         except _UsageError as err:
             parser.exit(2, f"fakecluster: error: {err}\n")
     except KeyboardInterrupt:
