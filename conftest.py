@@ -1,4 +1,5 @@
-"""Root conftest: every ``scenarios/**/*.yaml`` becomes a pytest item through the scenario plugin.
+"""Root conftest. Scenario files (``scenarios/**/*.yaml``) become pytest items through the plugin the
+package installs (a ``pytest11`` entry point), not through anything here.
 
 Hypothesis runs derandomized and without per-example deadlines: the suite must give the same verdict on
 every run and machine (a property test's examples come from a fixed seed), and wall-clock deadlines would
@@ -6,8 +7,6 @@ make verdicts depend on machine load, which is exactly what this project refuses
 """
 
 from hypothesis import settings
-
-pytest_plugins = ["fakecluster.pytest_plugin"]
 
 settings.register_profile("fakecluster", deadline=None, derandomize=True, print_blob=True)
 settings.load_profile("fakecluster")

@@ -33,7 +33,6 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from fakecluster.api.base import QUANTITY_PATTERN
-from fakecluster.apiserver.errors import FieldError
 
 __all__ = [
     "INT32_MAX", "INT32_MIN", "STANDARD_RESOURCES", "dump", "inclusive_range_error", "is_dns1035_label",
@@ -428,3 +427,9 @@ def validate_resource_quantity_value(name: str, value: str | int | float) -> lis
     if (name in _INTEGER_RESOURCES or extended) and amount.denominator != 1:
         return ["must be an integer"]
     return []
+
+
+# Imported last, not first: ``fakecluster.apiserver`` imports its server, whose metadata checks import the
+# name validators above from this module; by the time that happens they are defined, so importing
+# ``fakecluster.api`` first (as a scenario-only import chain does) no longer meets a half-built module.
+from fakecluster.apiserver.errors import FieldError  # noqa: E402

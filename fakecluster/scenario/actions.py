@@ -79,6 +79,10 @@ class ActionPlayer:
         except (LookupError, ValueError) as err:
             self.errors.append(f"{self.path}: {where}: {err.args[0]}")
 
+    def apply_now(self, action: Action) -> None:
+        """Apply an action at once, letting its error propagate (the Python API's ``act``)."""
+        self._apply(action)
+
     def _only_jobset(self, name: str | None) -> str:
         if name is not None:
             return name

@@ -614,6 +614,8 @@ class Scenario(_Model):
 
     _source: Path | None = PrivateAttr(default=None)
     _lines: dict[str, int] = PrivateAttr(default_factory=dict)
+    _manifest_files: dict[str, tuple[Path, dict[str, int]]] = PrivateAttr(default_factory=dict)
+    """``{file: ...}`` manifests: scenario path (``jobsets[1]``) -> the manifest file and its lines."""
 
     @model_validator(mode="before")
     @classmethod
@@ -673,3 +675,13 @@ class Scenario(_Model):
     def line_of(self, field_path: str) -> int | None:
         """The source line of ``field_path`` (or its nearest enclosing field), if loaded from a file."""
         return nearest_line(self._lines, field_path)
+
+    def locate(self, field_path: str) -> tuple[Path | None, int | None]:
+        """File and line of ``field_path``; a path inside a ``{file: ...}`` manifest points into that
+        manifest file (``jobset.spec.replicatedJobs[0].replicas`` -> ``manifests/js.yaml:12``)."""
+        for prefix, (file, lines) in self._manifest_files.items():
+            if field_path == prefix or field_path.startswith((prefix + ".", prefix + "[")):
+                inner = field_path[len(prefix) :].lstrip(".")
+                line = nearest_line(lines, inner) if inner else None
+                return (file, line) if line is not None else (self._source, self.line_of(prefix))
+        return self._source, self.line_of(field_path)
