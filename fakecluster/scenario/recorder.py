@@ -61,6 +61,7 @@ class TraceRecorder:
         if "Event" in server.kinds():
             server.watch("Event", self._on_event)
         server.watch("EndpointSlice", self._on_endpoint_slice)
+        cluster.network.listeners.append(self._on_network)
 
     def write_digest(self) -> str:
         self._flush_write_log()
@@ -170,6 +171,10 @@ class TraceRecorder:
         restarts = (obj.get("status") or {}).get("restarts") or 0
         if restarts > ((old.get("status") or {}).get("restarts") or 0):
             self._emit(obj, kind, "Restarted", str(restarts), own_name=True)
+
+    def _on_network(self, kind: str, pod: Obj, event: str, detail: str) -> None:
+        """Program milestones (``Pod`` events) and each step of a connect attempt (``Connect``)."""
+        self._emit(pod, kind, event, detail)
 
     def _on_endpoint_slice(self, event: WatchEvent) -> None:
         """Slices are in the trace (format 1.1): created, updated, deleted, with how many of their

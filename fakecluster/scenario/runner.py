@@ -11,7 +11,7 @@ import gc
 import hashlib
 import traceback
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +20,14 @@ from fakecluster.api.objects import Obj
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
 from fakecluster.kubelet.pod_timings import PodTimings
+from fakecluster.network import DnsConfig, NetworkConfig
 from fakecluster.scenario.actions import ActionPlayer
 from fakecluster.scenario.errors import ScenarioError
 from fakecluster.scenario.expectations import RunResult, check
 from fakecluster.scenario.format import PodIdentity, Scenario, resolve_pod_rule
 from fakecluster.scenario.loader import load_scenario, validate_against_workload
 from fakecluster.scenario.milestones import RJobShape
+from fakecluster.scenario.programs import JobSetNetwork, check_targets, jobset_network, program_spec
 from fakecluster.scenario.recorder import TraceRecorder
 from fakecluster.scenario.timeline import render_failure
 from fakecluster.scenario.trace import Snapshot, TraceEvent, trace_digest
@@ -63,6 +65,17 @@ class ScenarioOutcome:
             "events": self.events_run,
             "digest": self.digest,
         }
+
+
+def network_config(scenario: Scenario) -> NetworkConfig:
+    spec = scenario.cluster.network
+    return NetworkConfig(reachable_after=spec.reachable_after, syn_retries=spec.syn_retries)
+
+
+def dns_config(scenario: Scenario) -> DnsConfig:
+    spec = scenario.cluster.dns
+    return DnsConfig(profile=spec.profile, cache=spec.cache, positive_ttl=spec.positive_ttl,
+                     negative_ttl=spec.negative_ttl, propagation=spec.propagation)
 
 
 def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
@@ -141,6 +154,7 @@ class ScenarioRun:
         self.plugin = plugin
         self.manifests = scenario.manifests()
         self.shapes: dict[str, dict[str, RJobShape]] = {}
+        self.networks: dict[str, JobSetNetwork] = {}
         self.namespaces: dict[str, str] = {}
         for i, manifest in enumerate(self.manifests):
             if manifest.get("kind") != plugin.kind:
@@ -156,7 +170,9 @@ class ScenarioRun:
                 raise self._unreadable(i, err) from None
             self.shapes[name] = {g: RJobShape(s.replicas, s.pods_per_job) for g, s in groups.items()}
             self.namespaces[name] = (manifest.get("metadata") or {}).get("namespace") or "default"
+            self.networks[name] = jobset_network(manifest, self.shapes[name])
         validate_against_workload(scenario, self.shapes)
+        check_targets(scenario, self.networks)
         self._timings: dict[str, PodTimings] = {}
         self._timings_by_rules: dict[tuple[int, ...], PodTimings] = {}
         self.rejections: list[str] = []
@@ -172,6 +188,9 @@ class ScenarioRun:
             gc_latency=latency.garbage_collector,
             conflict_rate=self.scenario.cluster.faults.conflict_rate,
             informer_lag=self.scenario.cluster.informer_lag,
+            endpoint_slice_latency=latency.endpoint_slice,
+            network=network_config(self.scenario),
+            dns=dns_config(self.scenario),
         )
         if self.scenario.cluster.nodes is not None:
             config.nodes = [
@@ -208,11 +227,17 @@ class ScenarioRun:
         timings = self._timings_by_rules.get(matching)
         if timings is None:
             timings = self._timings_by_rules[matching] = self._resolve(identity)
+        if timings.program is not None:  # templated per pod: its own targets
+            rule = resolve_pod_rule(self.scenario.pods, identity)
+            assert rule.program is not None
+            js = self.networks.get(identity.jobset or "")
+            timings = replace(timings, program=program_spec(rule.program, identity, js))
         self._timings[uid] = timings
         return timings
 
     def _resolve(self, identity: PodIdentity) -> PodTimings:
         rule = resolve_pod_rule(self.scenario.pods, identity)
+        jitter = rule.jitter if isinstance(rule.jitter, dict) else None
         return PodTimings(
             schedule=rule.schedule or 0.0,
             pull=rule.pull or 0.0,
@@ -221,7 +246,10 @@ class ScenarioRun:
             exit_after=rule.exit.after if rule.exit is not None else None,
             exit_code=rule.exit.code if rule.exit is not None else 0,
             terminate=rule.terminate or 0.0,
-            jitter=rule.jitter or 0.0,
+            jitter=0.0 if jitter is not None else (rule.jitter or 0.0),  # type: ignore[arg-type]
+            jitter_by_phase=tuple(sorted(jitter.items())) if jitter else (),
+            program=program_spec(rule.program, identity, self.networks.get(identity.jobset or ""))
+            if rule.program is not None else None,
         )
 
     # ----------------------------------------------------------------- play
