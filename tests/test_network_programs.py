@@ -224,3 +224,28 @@ def test_bad_program_keys_are_load_errors_with_their_path(tmp_path: Path) -> Non
     outcome = play(tmp_path, [{"match": {"replicatedJob": "clients"},
                                "program": {"connect": ["{jobsett}-x:1"]}}], name="placeholder")
     assert not outcome.passed and "unknown placeholder {jobsett}" in outcome.failures[0]
+
+
+def test_program_states_say_what_each_pod_waits_for(tmp_path: Path) -> None:
+    """The read-only accessor the stuck diagnosis prints: state, ports, attempts, last error, peers."""
+    from fakecluster.scenario.loader import load_scenario
+    from fakecluster.scenario.runner import ScenarioRun
+    from fakecluster.workload_plugin import load_plugin
+
+    play(tmp_path, [
+        {"match": {"replicatedJob": "server"}, "program": {"listen": [8050], "waitFor": {"peers": 3}}},
+        {"match": {"replicatedJob": "clients"},
+         "program": {"connect": [SERVER, "js-nobody-0-0.js:1"], "retry": {"interval": "5s"}}}],
+        until="12s", name="stuck")
+    path = tmp_path / "stuck.yaml"
+    run = ScenarioRun(load_scenario(path), path, load_plugin())
+    run.play()
+    states = {s.pod.split("-")[1]: s for s in run.cluster.network.program_states()}
+    server, client = states["server"], states["clients"]
+    assert (server.state, server.listening, server.peers, server.waiting_for) == ("waiting", (8050,), 1,
+                                                                                   "1/3 peers")
+    assert client.state == "waiting" and client.waiting_for == "targets connected 1/2"
+    reached, missing = client.targets
+    assert reached == ("js-server-0-0.js:8050", 1, True, False, "")
+    assert missing == ("js-nobody-0-0.js:1", 3, False, False, "NXDOMAIN")  # attempts at 0, 5, 10 s
+    assert run.cluster.network.program_state("default", client.pod) == client

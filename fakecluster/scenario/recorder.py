@@ -177,17 +177,16 @@ class TraceRecorder:
         self._emit(pod, kind, event, detail)
 
     def _on_endpoint_slice(self, event: WatchEvent) -> None:
-        """Slices are in the trace (format 1.1): created, updated, deleted, with how many of their
-        endpoints are ready (``ready 3/4``)."""
+        """Slices are in the trace (format 1.1): created, updated, deleted, with how many endpoints
+        they list (``endpoints 4``)."""
         self._log_write(event)
         obj = event.object
         endpoints = obj.get("endpoints") or ()
-        ready = sum(1 for e in endpoints if (e.get("conditions") or {}).get("ready"))
         verb = {"ADDED": "Created", "MODIFIED": "Updated", "DELETED": "Deleted"}[event.type]
         meta = obj["metadata"]
         record = TraceEvent(self.cluster.clock.now, len(self.trace), "EndpointSlice",
                             meta.get("namespace", ""), meta["name"], verb,
-                            detail=f"ready {ready}/{len(endpoints)}")
+                            detail=f"endpoints {len(endpoints)}")
         self.trace.append(record)
         for listener in self.listeners:
             listener(record)
