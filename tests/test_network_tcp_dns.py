@@ -194,3 +194,19 @@ def test_resolvable_when_the_record_is_published(tmp_path: Path) -> None:
                    cluster={"dns": {"propagation": "2s"}, "latency": {"endpointSlice": "1s"}})
     assert times(outcome, "server", "Resolvable") == [3.0]  # Ready at 0, slice at 1, DNS at 3
     assert times(outcome, "clients", "Resolvable") == [8.0]  # Ready at 5, slice at 6, DNS at 8
+
+
+def test_durations_and_program_times_are_whole_microseconds(tmp_path: Path) -> None:
+    """Format 1.1 "Time": durations are rounded to the microsecond when read, and thirty retries of
+    100 ms after a first attempt at 0 land exactly on 3 s (no float drift)."""
+    from fakecluster.scenario.durations import parse_duration
+
+    assert parse_duration("1.0000006s") == 1.000001
+    assert parse_duration(2.00000049) == 2.0
+    outcome = play(tmp_path, [
+        {"match": {"replicatedJob": "server"}, "program": {"listen": [8050], "startup": "3s"}},
+        {"match": {"replicatedJob": "clients"},
+         "program": {"connect": [SERVER], "retry": {"interval": "100ms"}}}])
+    refused = [t for t, what in steps(outcome, "clients") if what == "refused"]
+    assert len(refused) == 30 and refused[-1] == 2.9
+    assert times(outcome, "clients", "Connected") == [3.0]

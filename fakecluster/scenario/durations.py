@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 
 __all__ = ["format_duration", "format_seconds", "parse_duration"]
 
 _UNITS: dict[str, Decimal] = {"h": Decimal(3600), "m": Decimal(60), "s": Decimal(1), "ms": Decimal("0.001")}
 _UNIT_ORDER = ("h", "m", "s", "ms")
+_MICROSECOND = Decimal("0.000001")
+"""Format 1.1 "Time": a duration is rounded to the nearest microsecond when read."""
 _PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ms|h|m|s)")
 _NUMBER = re.compile(r"\d+(?:\.\d*)?|\.\d+")
 _HINT = "write a number with a unit (ms, s, m, h), e.g. 250ms, 5s, 2m, 1h or 1m30s"
@@ -34,10 +36,10 @@ def parse_duration(value: object) -> float:
             raise ValueError(f"duration {value!r} is not a finite number of seconds")
         if value < 0:
             raise ValueError(f"duration {value!r} is negative")
-        return float(value)
+        return round(float(value), 6)
     if not isinstance(value, str):
         raise ValueError(f"expected a duration, got a {type(value).__name__}; {_HINT}")
-    return float(_parse_text(value))
+    return float(_parse_text(value).quantize(_MICROSECOND, rounding=ROUND_HALF_EVEN))
 
 
 def _parse_text(text: str) -> Decimal:
