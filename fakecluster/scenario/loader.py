@@ -355,6 +355,25 @@ class _WorkloadChecker:
                 f" prefix it, e.g. '{owners[0]}/{rjob}'",
             )
         self.indexes(owners, rjob, milestone.job_index, milestone.pod_index, path)
+        self.program_milestone(milestone, owners, path)
+
+    def program_milestone(self, milestone: Milestone, owners: list[str], path: str) -> None:
+        """Format 1.1: ``Connected`` needs a program with connect targets, ``Listening`` one with ports,
+        in some rule that can match the replicated job's pods."""
+        needs = {"Connected": "connect", "Listening": "listen"}.get(milestone.event)
+        if needs is None:
+            return
+        for rule in self.scenario.pods:
+            match = rule.match
+            if rule.program is None or match.replicated_job not in (None, milestone.replicated_job):
+                continue
+            if match.jobset is not None and match.jobset not in owners:
+                continue
+            if getattr(rule.program, needs):
+                return
+        what = "connect targets" if needs == "connect" else "ports it listens on"
+        raise self.fail(path, f"'{milestone.event}' needs a program with {what} for the"
+                              f" '{milestone.replicated_job}' pods; no pods rule gives one")
 
     def pod_ref(self, ref: PodRef, path: str) -> None:
         if ref.jobset is None and len(self.shapes) > 1:

@@ -14,7 +14,7 @@ import math
 import os
 import traceback
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from fakecluster.api.objects import Obj
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
 from fakecluster.kubelet.pod_timings import PodTimings
+from fakecluster.network import DnsConfig, NetworkConfig
 from fakecluster.scenario.actions import ActionPlayer
 from fakecluster.scenario.errors import ScenarioError, escape_control
 from fakecluster.scenario.expectations import RunResult, check
@@ -37,6 +38,7 @@ from fakecluster.scenario.limits import (
 )
 from fakecluster.scenario.loader import load_scenario, validate_against_workload
 from fakecluster.scenario.milestones import RJobShape
+from fakecluster.scenario.programs import JobSetNetwork, check_targets, jobset_network, program_spec
 from fakecluster.scenario.recorder import TraceRecorder
 from fakecluster.scenario.schemas import check_state_keys, kind_schemas
 from fakecluster.scenario.stuck import StuckProbe, measure_distributions
@@ -90,6 +92,17 @@ class ScenarioOutcome:
             "digest": self.digest,
             "stuck": self.stuck,
         }
+
+
+def network_config(scenario: Scenario) -> NetworkConfig:
+    spec = scenario.cluster.network
+    return NetworkConfig(reachable_after=spec.reachable_after, syn_retries=spec.syn_retries)
+
+
+def dns_config(scenario: Scenario) -> DnsConfig:
+    spec = scenario.cluster.dns
+    return DnsConfig(profile=spec.profile, cache=spec.cache, positive_ttl=spec.positive_ttl,
+                     negative_ttl=spec.negative_ttl, propagation=spec.propagation)
 
 
 def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
@@ -227,6 +240,7 @@ class ScenarioRun:
         self.limits = limits or RunLimits()
         self.manifests = scenario.manifests()
         self.shapes: dict[str, dict[str, RJobShape]] = {}
+        self.networks: dict[str, JobSetNetwork] = {}
         self.namespaces: dict[str, str] = {}
         for i, manifest in enumerate(self.manifests):
             if manifest.get("kind") != plugin.kind:
@@ -240,13 +254,17 @@ class ScenarioRun:
                 name, groups = plugin.shapes(manifest)
                 if not isinstance(name, str) or not all(isinstance(g, str) for g in groups):
                     raise TypeError("the JobSet and its replicated jobs are named by strings")
+                shapes = {g: RJobShape(s.replicas, s.pods_per_job) for g, s in groups.items()}
+                network = jobset_network(manifest, shapes)
             except (TypeError, ValueError, AttributeError, OverflowError) as err:
                 raise self._unreadable(i, err) from None
-            self.shapes[name] = {g: RJobShape(s.replicas, s.pods_per_job) for g, s in groups.items()}
+            self.shapes[name] = shapes
             self.namespaces[name] = (manifest.get("metadata") or {}).get("namespace") or "default"
+            self.networks[name] = network
         self._check_pod_budget()
         validate_against_workload(scenario, self.shapes)
         check_state_keys(scenario, kind_schemas(plugin), plugin.kind)
+        check_targets(scenario, self.networks)
         self._timings: dict[str, PodTimings] = {}
         self._timings_by_rules: dict[tuple[int, ...], PodTimings] = {}
         self.rejections: list[str] = []
@@ -298,6 +316,9 @@ class ScenarioRun:
             gc_latency=latency.garbage_collector,
             conflict_rate=self.scenario.cluster.faults.conflict_rate,
             informer_lag=self.scenario.cluster.informer_lag,
+            endpoint_slice_latency=latency.endpoint_slice,
+            network=network_config(self.scenario),
+            dns=dns_config(self.scenario),
         )
         if self.scenario.cluster.nodes is not None:
             config.nodes = [
@@ -334,6 +355,11 @@ class ScenarioRun:
         timings = self._timings_by_rules.get(matching)
         if timings is None:
             timings = self._timings_by_rules[matching] = self._resolve(identity)
+        if timings.program is not None:  # templated per pod: its own targets
+            rule = resolve_pod_rule(self.scenario.pods, identity)
+            assert rule.program is not None
+            js = self.networks.get(identity.jobset or "")
+            timings = replace(timings, program=program_spec(rule.program, identity, js))
         self._timings[uid] = timings
         return timings
 
@@ -352,6 +378,7 @@ class ScenarioRun:
 
     def _resolve(self, identity: PodIdentity) -> PodTimings:
         rule = resolve_pod_rule(self.scenario.pods, identity)
+        jitter = rule.jitter if isinstance(rule.jitter, dict) else None
         return PodTimings(
             schedule=rule.schedule or 0.0,
             pull=rule.pull or 0.0,
@@ -360,7 +387,10 @@ class ScenarioRun:
             exit_after=rule.exit.after if rule.exit is not None else None,
             exit_code=rule.exit.code if rule.exit is not None else 0,
             terminate=rule.terminate or 0.0,
-            jitter=rule.jitter or 0.0,
+            jitter=0.0 if jitter is not None else (rule.jitter or 0.0),  # type: ignore[arg-type]
+            jitter_by_phase=tuple(sorted(jitter.items())) if jitter else (),
+            program=program_spec(rule.program, identity, self.networks.get(identity.jobset or ""))
+            if rule.program is not None else None,
         )
 
     # ----------------------------------------------------------------- play
