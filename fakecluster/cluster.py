@@ -20,6 +20,7 @@ from fakecluster.client.informer import Informer, InformerClient
 from fakecluster.clock import Clock
 from fakecluster.controllers.garbage_collector import GarbageCollector
 from fakecluster.kubelet.pod_timings import BehaviourResolver, default_behaviour
+from fakecluster.network import DnsConfig, Network, NetworkConfig
 
 UNLIMITED_CAPACITY: dict[str, Any] = {
     "cpu": "100k",
@@ -62,6 +63,8 @@ class ClusterConfig:
     (:mod:`fakecluster.client.informer`); 0 reads the store directly."""
     endpoint_slice_latency: float = 0.0
     """``cluster.latency.endpointSlice``: pod/Service change -> EndpointSlice written (the batch period)."""
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    dns: DnsConfig = field(default_factory=DnsConfig)
 
 
 class Cluster:
@@ -88,6 +91,8 @@ class Cluster:
         for pool in self.config.nodes:
             self._add_pool(pool)
         self.scheduler = Scheduler(self)
+        self.network = Network(self.clock, self.config.network, self.config.dns)
+        self.client("coredns").watch("EndpointSlice", self.network.dns.watch)
         self.kubelet = Kubelet(self)
         self.job_controller = JobController(self)
         self.node_lifecycle = NodeLifecycleController(self)

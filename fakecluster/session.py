@@ -32,6 +32,7 @@ from fakecluster.api.objects import Obj, clone
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.client import Client
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
+from fakecluster.network import DnsConfig, NetworkConfig
 from fakecluster.scenario import format as fmt
 from fakecluster.scenario.actions import ActionPlayer
 from fakecluster.scenario.durations import format_duration, parse_duration
@@ -39,6 +40,7 @@ from fakecluster.scenario.errors import ScenarioError
 from fakecluster.scenario.loader import problems_from_validation, validate_action, validate_milestone
 from fakecluster.scenario.milestones import Milestone, RJobShape, parse_milestone
 from fakecluster.scenario.pod_behaviour import PodBehaviour
+from fakecluster.scenario.programs import JobSetNetwork, jobset_network
 from fakecluster.scenario.recorder import TraceRecorder
 from fakecluster.scenario.timeline import render_timeline
 from fakecluster.scenario.trace import TraceEvent
@@ -68,6 +70,19 @@ class _Setup(BaseModel):
     pods: list[fmt.PodRule] = Field(default_factory=list)
 
 
+def network_config(spec: fmt.ClusterSpec) -> NetworkConfig:
+    """The network component's settings for a ``cluster.network`` block (format 1.1)."""
+    network = spec.network
+    return NetworkConfig(reachable_after=network.reachable_after, syn_retries=network.syn_retries)
+
+
+def dns_config(spec: fmt.ClusterSpec) -> DnsConfig:
+    """The DNS server's settings for a ``cluster.dns`` block (format 1.1)."""
+    dns = spec.dns
+    return DnsConfig(profile=dns.profile, cache=dns.cache, positive_ttl=dns.positive_ttl,
+                     negative_ttl=dns.negative_ttl, propagation=dns.propagation)
+
+
 def cluster_config(spec: fmt.ClusterSpec, behaviour: PodBehaviour) -> ClusterConfig:
     """The assembly settings for a ``cluster:`` block of the scenario format."""
     latency = spec.latency
@@ -79,6 +94,9 @@ def cluster_config(spec: fmt.ClusterSpec, behaviour: PodBehaviour) -> ClusterCon
         gc_latency=latency.garbage_collector,
         conflict_rate=spec.faults.conflict_rate,
         informer_lag=spec.informer_lag,
+        endpoint_slice_latency=latency.endpoint_slice,
+        network=network_config(spec),
+        dns=dns_config(spec),
     )
     if spec.nodes is not None:
         config.nodes = [
@@ -113,8 +131,9 @@ class FakeCluster:
 
     ``FakeCluster(seed=3, nodes=[{"name": "cpu", "count": 4, "capacity": {"cpu": 8}}],
     pods=[{"match": {"replicatedJob": "workers"}, "ready": "5s"}])``: every keyword takes the value the
-    scenario file's key of that name takes (``nodes``, ``featureGates``, ``latency``, ``faults`` and
-    ``informerLag`` live under ``cluster:`` in a file). :meth:`from_dict` takes the file's own mapping.
+    scenario file's key of that name takes (``nodes``, ``featureGates``, ``latency``, ``faults``,
+    ``informerLag``, ``network`` and ``dns`` live under ``cluster:`` in a file). :meth:`from_dict` takes
+    the file's own mapping.
     """
 
     def __init__(
@@ -127,11 +146,13 @@ class FakeCluster:
         latency: Mapping[str, Any] | None = None,
         faults: Mapping[str, Any] | None = None,
         informer_lag: float | str = 0.0,
+        network: Mapping[str, Any] | None = None,
+        dns: Mapping[str, Any] | None = None,
         workload: str = "jobset",
     ) -> None:
         cluster: dict[str, Any] = {"informerLag": informer_lag}
         for key, value in (("nodes", nodes), ("featureGates", feature_gates), ("latency", latency),
-                           ("faults", faults)):  # fmt: skip
+                           ("faults", faults), ("network", network), ("dns", dns)):  # fmt: skip
             if value is not None:
                 cluster[key] = value
         setup = _validate({"seed": seed, "cluster": cluster, "pods": list(pods or [])})
@@ -153,11 +174,13 @@ class FakeCluster:
         *,
         shapes: dict[str, dict[str, RJobShape]],
         namespaces: dict[str, str],
+        networks: dict[str, JobSetNetwork] | None = None,
         progress: ProgressCallback | None = None,
         after_install: Callable[[Cluster], None] | None = None,
         observe: Callable[[Cluster, WorkloadPlugin], None] | None = None,
     ) -> FakeCluster:
-        """The runner's entry: an already validated scenario; ``shapes``/``namespaces`` are shared.
+        """The runner's entry: an already validated scenario; ``shapes``/``namespaces``/``networks`` are
+        shared.
         ``after_install`` runs once the workload is installed (the run's budget), ``observe`` once the
         recorder watches (a report's extra observer)."""
         self = cls.__new__(cls)
@@ -168,6 +191,7 @@ class FakeCluster:
             plugin,
             shapes=shapes,
             namespaces=namespaces,
+            networks=networks,
             source=scenario.source,
             progress=progress,
             after_install=after_install,
@@ -184,6 +208,7 @@ class FakeCluster:
         *,
         shapes: dict[str, dict[str, RJobShape]] | None = None,
         namespaces: dict[str, str] | None = None,
+        networks: dict[str, JobSetNetwork] | None = None,
         source: Path | None = None,
         progress: ProgressCallback | None = None,
         after_install: Callable[[Cluster], None] | None = None,
@@ -197,7 +222,9 @@ class FakeCluster:
         self.seed = seed
         self.shapes: dict[str, dict[str, RJobShape]] = {} if shapes is None else shapes
         self.namespaces: dict[str, str] = {} if namespaces is None else namespaces
-        self.behaviour = PodBehaviour(rules, plugin)
+        self.networks: dict[str, JobSetNetwork] = {} if networks is None else networks
+        """Per workload: what a pod rule's ``program`` targets are templated from (format 1.1)."""
+        self.behaviour = PodBehaviour(rules, plugin, self.networks)
         with running():
             try:
                 self.cluster = Cluster(seed, cluster_config(spec, self.behaviour))
@@ -269,11 +296,14 @@ class FakeCluster:
         if manifest.get("kind") == self.plugin.kind:
             try:
                 key, groups = self.plugin.shapes(manifest)
+                shapes = {g: RJobShape(s.replicas, s.pods_per_job) for g, s in groups.items()}
+                network = jobset_network(manifest, shapes)
             except (TypeError, ValueError, AttributeError):
                 key = None  # too malformed to read: the API server's rejection below says why
             else:
-                self.shapes[key] = {g: RJobShape(s.replicas, s.pods_per_job) for g, s in groups.items()}
+                self.shapes[key] = shapes
                 self.namespaces[key] = (manifest.get("metadata") or {}).get("namespace") or "default"
+                self.networks[key] = network
         with running():
             created = self.client.create(manifest, readonly=True)
         name = created["metadata"]["name"]
@@ -281,6 +311,8 @@ class FakeCluster:
             # a generateName workload is known by its prefix until the API server names it
             self.shapes[name] = self.shapes.pop(key)
             self.namespaces[name] = self.namespaces.pop(key)
+            del self.networks[key]
+            self.networks[name] = jobset_network(created, self.shapes[name])  # templated by its real name
         return clone(created)
 
     def act(self, action: Mapping[str, Any]) -> None:
@@ -405,7 +437,7 @@ class FakeCluster:
             milestone = parse_milestone(text)
         except ValueError as exc:
             raise ScenarioError(str(exc), field_path="milestone") from None
-        validate_milestone(milestone, self.shapes)
+        validate_milestone(milestone, self.shapes, rules=self.behaviour.rules)
         return milestone
 
 

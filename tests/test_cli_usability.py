@@ -234,8 +234,9 @@ def test_a_closed_pipe_ends_quietly(folder: Path) -> None:
 
 def test_ctrl_c_ends_quietly(tmp_path: Path) -> None:
     big = write(tmp_path / "big.yaml", pods=3000, by="1h")
+    # the file a few times over: one play takes about a second now, and the signal must land mid-run
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fakecluster", "run", str(big)],
+        [sys.executable, "-m", "fakecluster", "run", *[str(big)] * 20],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     time.sleep(2.0)

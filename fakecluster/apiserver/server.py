@@ -449,12 +449,15 @@ class ApiServer:
         return errs
 
     def update(
-        self, obj: Obj, *, subresource: str | None = None, donate: bool = False, _patch: bool = False
+        self, obj: Obj, *, subresource: str | None = None, donate: bool = False, _patch: bool = False,
+        schema_valid: bool = False,
     ) -> Obj:
         """PUT. ``subresource="status"`` writes only status; the main endpoint ignores status.
 
         ``donate``: the caller hands its status over and never touches it again (the kubelet builds a
-        fresh status per write), so the store keeps it as is instead of copying it.
+        fresh status per write), so the store keeps it as is instead of copying it; on the main endpoint
+        it hands over the whole object (the EndpointSlice controller builds each slice afresh).
+        ``schema_valid``: as for :meth:`create`, the caller vouches for the schema.
         """
         if not isinstance(obj, dict):
             raise errors.BadRequest("the request body must be a JSON object")
@@ -507,7 +510,7 @@ class ApiServer:
                 new["status"] = status if donate else clone(status)
             errs = rtype.status_errors(new.get("status")) + rtype.strategy.validate_status_update(new, old)
         else:
-            new = dict(obj) if _patch else clone(obj)
+            new = dict(obj) if _patch or donate else clone(obj)
             new["apiVersion"] = old["apiVersion"]
             new["metadata"] = new_meta = dict(new.get("metadata") or {})
             check_metadata_types(new_meta, old["metadata"])  # before anything (webhooks too) reads it
@@ -549,8 +552,11 @@ class ApiServer:
                 del new["spec"]
             rtype.strategy.prepare_for_update(new, old)
             body = {k: v for k, v in new.items() if k != "status"} if rtype.status_subresource else new
-            schema_errs = rtype.schema_errors(body, valid_spec=self._valid_specs.get((kind, key)),
-                                              valid_metadata=old["metadata"] if rtype.stored_valid else None)
+            vouched = schema_valid and all(h.keeps_schema_valid for h in self._admission.get(kind, ())
+                                           if h.mutating is not None and "UPDATE" in h.operations)
+            schema_errs = [] if vouched else rtype.schema_errors(
+                body, valid_spec=self._valid_specs.get((kind, key)),
+                valid_metadata=old["metadata"] if rtype.stored_valid else None)
             new_meta = new["metadata"]
             if new_meta.get("name") == old["metadata"].get("name") \
                     and new_meta.get("ownerReferences") is old["metadata"].get("ownerReferences") \

@@ -104,9 +104,11 @@ class ConflictInjectingClient(ForwardingClient):
         raise errors.Conflict(rtype.plural, rtype.group, str(name))
 
     # ------------------------------------------------------------------ faulted writes
-    def update(self, obj: Obj, *, readonly: bool = False) -> Obj:
+    def update(
+        self, obj: Obj, *, readonly: bool = False, schema_valid: bool = False, donate: bool = False
+    ) -> Obj:
         self._maybe_conflict("update", obj.get("kind"), (obj.get("metadata") or {}).get("name", ""))
-        return self.inner.update(obj, readonly=readonly)
+        return self.inner.update(obj, readonly=readonly, schema_valid=schema_valid, donate=donate)
 
     def update_status(self, obj: Obj, *, readonly: bool = False, donate: bool = False) -> Obj:
         self._maybe_conflict("update_status", obj.get("kind"), (obj.get("metadata") or {}).get("name", ""))

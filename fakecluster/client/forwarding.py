@@ -38,8 +38,10 @@ class ForwardingClient:
     ) -> Obj:
         return self.inner.create(obj, readonly=readonly, schema_valid=schema_valid, donate=donate)
 
-    def update(self, obj: Obj, *, readonly: bool = False) -> Obj:
-        return self.inner.update(obj, readonly=readonly)
+    def update(
+        self, obj: Obj, *, readonly: bool = False, schema_valid: bool = False, donate: bool = False
+    ) -> Obj:
+        return self.inner.update(obj, readonly=readonly, schema_valid=schema_valid, donate=donate)
 
     def update_status(self, obj: Obj, *, readonly: bool = False, donate: bool = False) -> Obj:
         return self.inner.update_status(obj, readonly=readonly, donate=donate)

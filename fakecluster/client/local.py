@@ -39,8 +39,10 @@ class LocalClient:
         stored = self.server.create(obj, schema_valid=schema_valid, donate=donate)
         return stored if readonly else clone(stored)
 
-    def update(self, obj: Obj, *, readonly: bool = False) -> Obj:
-        stored = self.server.update(obj)
+    def update(self, obj: Obj, *, readonly: bool = False, schema_valid: bool = False,
+               donate: bool = False) -> Obj:
+        """``schema_valid``, ``donate``: see :meth:`ApiServer.update` (the cluster's own controllers)."""
+        stored = self.server.update(obj, schema_valid=schema_valid, donate=donate)
         return stored if readonly else clone(stored)
 
     def update_status(self, obj: Obj, *, readonly: bool = False, donate: bool = False) -> Obj:

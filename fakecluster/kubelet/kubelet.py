@@ -36,6 +36,7 @@ from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.clock import Timer, rfc3339
 from fakecluster.kubelet.commands import command_outcome
+from fakecluster.kubelet.pod_timings import draw_jitters
 from fakecluster.kubelet.pod_worker import (
     INIT,
     REGULAR,
@@ -51,6 +52,7 @@ from fakecluster.kubelet.pod_worker import (
     container_id,
     go_duration,
 )
+from fakecluster.network.probes import program_probe_delays
 
 if TYPE_CHECKING:
     from fakecluster.cluster import Cluster
@@ -67,6 +69,16 @@ Step = Callable[..., None]
 
 def _noop(_worker: PodWorker) -> None:
     """A step that changes nothing: used to run queued steps and re-sync status."""
+
+
+def runs_program(worker: PodWorker, c: ContainerRun) -> bool:
+    """The program runs in ``program.container``, else in the pod's first regular container."""
+    program = worker.timings.program
+    if program is None:
+        return False
+    if program.container is not None:
+        return c.name == program.container
+    return bool(worker.containers) and c is worker.containers[0]
 
 
 def probe_delays(spec: Obj) -> tuple[float, float]:
@@ -107,6 +119,8 @@ class Kubelet:
         self._stamp = ""
         self.status_writes = 0
         self.errors: list[str] = []
+        self.network = cluster.network
+        self.network.attach_runtime(self)
         self.client.watch("Pod", self._on_pod)
 
     # ------------------------------------------------------------------ public
@@ -124,6 +138,15 @@ class Kubelet:
             if c.state == RUNNING:
                 worker.immediate.append((self._container_exited, (c, c.run_id, exit_code)))
         self._fire(worker, _noop)
+
+    def program_exited(self, worker: PodWorker, c: ContainerRun, run: int, exit_code: int) -> None:
+        """The container's program ended (its work done, or it gave up): the container exits with that
+        code, and the restart policy applies as for any exit (:mod:`fakecluster.network`)."""
+        self._fire(worker, self._container_exited, c, run, exit_code)
+
+    def program_ready(self, worker: PodWorker, c: ContainerRun, run: int) -> None:
+        """``program.ready`` reached: the container is ready until it stops."""
+        self._fire(worker, self._container_ready, c, run)
 
     def stop_node(self, node_name: str) -> None:
         """The node's kubelet dies: every pod on it freezes where it is. Pending timers are cancelled (and
@@ -177,6 +200,7 @@ class Kubelet:
         uid = meta["uid"]
         worker = self._pods.get(uid)
         if event.type == "DELETED":
+            self.network.pod_stopped(uid)
             if worker is not None:
                 worker.cancel_timers()
                 worker.done = True
@@ -204,10 +228,7 @@ class Kubelet:
 
     def _add(self, pod: Obj) -> None:
         timings = self.cluster.config.behaviour(pod)
-        if timings.jitter > 0:
-            jitters = tuple(self._rng.uniform(0.0, timings.jitter) for _ in range(5))
-        else:
-            jitters = (0.0,) * 5
+        jitters = draw_jitters(self._rng, timings)
         worker = PodWorker(pod, timings, jitters)
         self._pods[worker.uid] = worker
         self._uids[(worker.namespace, worker.name)] = worker.uid
@@ -296,6 +317,7 @@ class Kubelet:
         worker.host_ip = self._host_ip(worker.node)
         worker.pod_ip = self._next_pod_ip()
         worker.sandbox_ready = True
+        self.network.sandbox_created(worker.uid, pod, worker.node, worker.pod_ip)
         timings = worker.timings
         delay = timings.pull + worker.jitters[0] + timings.start + worker.jitters[1]
         self._after(worker, worker.timers, delay, self._advance_init)
@@ -337,11 +359,17 @@ class Kubelet:
         c.ready = False
         c.container_id = container_id(worker.uid, c.name, c.restart_count)
         timings, jitters = worker.timings, worker.jitters
+        program = timings.program if c.role == REGULAR and runs_program(worker, c) else None
         if c.role == INIT:
             c.started = True
         else:
-            if timings.ready is not None:
+            if program is not None and program.ready is not None:
+                started_delay, ready_delay = 0.0, math.inf  # the program marks it ready
+            elif timings.ready is not None:
                 started_delay, ready_delay = 0.0, timings.ready + jitters[2]
+            elif program is not None:
+                started_delay, ready_delay = program_probe_delays(c.spec, program.listen,
+                                                                  program.startup + jitters[5])
             else:
                 started_delay, ready_delay = probe_delays(c.spec)
             c.started = started_delay <= 0
@@ -351,6 +379,11 @@ class Kubelet:
         if c.role == REGULAR and timings.exit_after is not None:
             self._after(worker, c.timers, timings.exit_after + jitters[3], self._container_exited,
                         c, run, timings.exit_code)
+            return
+        if program is not None:
+            work = program.work + jitters[6] if 0 <= program.work < math.inf else program.work
+            self.network.container_started(worker.uid, program, worker=worker, container=c, run_id=run,
+                                           startup=program.startup + jitters[5], work=work)
             return
         outcome = command_outcome(c.spec)
         if outcome is None and c.role == INIT:
@@ -373,6 +406,7 @@ class Kubelet:
         if c.run_id != run or c.state != RUNNING or worker.terminating:
             return
         self._stop(c, exit_code, "Completed" if exit_code == 0 else "Error")
+        self.network.container_stopped(worker.uid, c)
         if c.role == SIDECAR:
             restart = True
         elif c.role == INIT:
@@ -430,6 +464,7 @@ class Kubelet:
         worker.terminal = True
         worker.sandbox_ready = False
         worker.done = True
+        self.network.pod_stopped(worker.uid)
 
     def _settle(self, c: ContainerRun, exit_code: int, *, unknown_if_never_ran: bool) -> None:
         """Bring ``c`` to a terminated state as the pod stops."""
@@ -489,6 +524,7 @@ class Kubelet:
         worker.terminal = True
         worker.sandbox_ready = False
         worker.done = True
+        self.network.pod_stopped(worker.uid)
         worker.delete_after_sync = True
 
     # ------------------------------------------------------------------ addresses

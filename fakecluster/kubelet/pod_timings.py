@@ -7,10 +7,15 @@ unit tests) for each pod's :class:`PodTimings`; the cluster never interprets sce
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from fakecluster.api.objects import Obj
+
+if TYPE_CHECKING:
+    from fakecluster.network.program import ProgramSpec
 
 NEVER = math.inf
 """A delay that never elapses (``ready: never``, ``exit: never``)."""
@@ -35,6 +40,40 @@ class PodTimings:
     """After deletion: time the containers take to stop (capped by the grace period)."""
     jitter: float = 0.0
     """Each delay above gets a seeded random extra in [0, jitter]."""
+    jitter_by_phase: tuple[tuple[str, float], ...] = ()
+    """Format 1.1 per-phase jitter (``jitter: {pull: 9s}``): only the named delays are jittered (names
+    ``schedule``, ``pull``, ``start``, ``ready``, ``exit``, ``terminate``, ``startup``, ``work``)."""
+    program: ProgramSpec | None = None
+    """What the pod's container runs on the network (:mod:`fakecluster.network`); None: version 1."""
+
+    def jitter_of(self, phase: str) -> float:
+        """The jitter amount of one delay."""
+        if self.jitter_by_phase:
+            return dict(self.jitter_by_phase).get(phase, 0.0)
+        return self.jitter
+
+
+KUBELET_JITTER_PHASES = ("pull", "start", "ready", "exit", "terminate", "startup", "work")
+"""The order of the kubelet's draws (after the scheduler's ``schedule``): version-1 delays first and in
+version-1 order, then the program's, so jittered version-1 scenarios keep their times."""
+
+
+def draw_jitters(rng: random.Random, timings: PodTimings) -> tuple[float, ...]:
+    """One seeded draw per jittered delay, uniform in ``[0, amount]``, for :data:`KUBELET_JITTER_PHASES`.
+
+    A single ``jitter`` draws all five version-1 delays as version 1 did (unrounded, so their times do
+    not move), then the program's two; per-phase amounts draw only the named delays, each rounded to
+    the microsecond (format 1.1 "Time")."""
+    if timings.jitter_by_phase:
+        amounts = dict(timings.jitter_by_phase)
+        return tuple(round(rng.uniform(0.0, amounts[p]), 6) if amounts.get(p, 0.0) > 0 else 0.0
+                     for p in KUBELET_JITTER_PHASES)
+    if timings.jitter <= 0:
+        return (0.0,) * len(KUBELET_JITTER_PHASES)
+    v1 = tuple(rng.uniform(0.0, timings.jitter) for _ in range(5))
+    if timings.program is None:
+        return (*v1, 0.0, 0.0)
+    return (*v1, *(round(rng.uniform(0.0, timings.jitter), 6) for _ in range(2)))
 
 
 BehaviourResolver = Callable[[Obj], PodTimings]

@@ -42,6 +42,7 @@ from fakecluster.api.validation import (
 )
 from fakecluster.scenario.durations import parse_duration
 from fakecluster.scenario.errors import FieldProblem, nearest_line
+from fakecluster.scenario.format_network import DnsSpec, Jitter, NetworkSpec, ProgramModel
 from fakecluster.scenario.format_v11 import Distribution, Gap, StuckField, Sweep
 from fakecluster.scenario.limits import MAX_NODES
 from fakecluster.scenario.milestones import Milestone, PodRef, parse_milestone, parse_pod_ref
@@ -235,6 +236,8 @@ class Latency(_Model):
     jobset: Duration = 0.0
     scheduler: Duration = 0.0
     garbage_collector: Duration = 0.0
+    endpoint_slice: Duration = 0.0
+    """Format 1.1: pod/Service change -> EndpointSlice written (the batch period)."""
 
 
 class Faults(_Model):
@@ -263,6 +266,8 @@ class ClusterSpec(_Model):
     faults: Faults = Field(default_factory=Faults)
     informer_lag: Duration = 0.0
     """How far the controllers' informer caches (their reads and watch events) trail the API server."""
+    network: NetworkSpec = Field(default_factory=NetworkSpec)
+    dns: DnsSpec = Field(default_factory=DnsSpec)
 
     @model_validator(mode="after")
     def _unique_node_names(self) -> ClusterSpec:
@@ -336,7 +341,14 @@ class PodRule(_Model):
     ready: DurationOrNever | None = None
     exit: ExitSpec | None = None
     terminate: Duration | None = None
-    jitter: Duration | None = None
+    jitter: Jitter | None = None
+    program: ProgramModel | None = None
+
+    @model_validator(mode="after")
+    def _exit_or_program(self) -> PodRule:
+        if self.exit is not None and self.program is not None:
+            raise FieldProblem("give 'exit' or 'program', not both: they are one choice", "program")
+        return self
 
     @field_validator("exit", mode="before")
     @classmethod
@@ -361,17 +373,24 @@ class ResolvedPodRule:
     ready: float | None = None
     exit: ExitSpec | None = None
     terminate: float | None = None
-    jitter: float | None = None
+    jitter: float | dict[str, float] | None = None
+    program: ProgramModel | None = None
 
 
 def resolve_pod_rule(rules: list[PodRule], pod: PodIdentity) -> ResolvedPodRule:
-    """Field by field, the first matching rule that sets a field wins (the doc's inheritance rule)."""
+    """Field by field, the first matching rule that sets a field wins (the doc's inheritance rule);
+    ``exit`` and ``program`` are one choice: the first matching rule that sets either decides both."""
     chosen: dict[str, Any] = {}
+    ending_decided = False
     for rule in rules:
-        if rule.match.matches(pod):
-            for name in _TIMING_FIELDS:
-                if name not in chosen and getattr(rule, name) is not None:
-                    chosen[name] = getattr(rule, name)
+        if not rule.match.matches(pod):
+            continue
+        for name in _TIMING_FIELDS:
+            if name != "exit" and name not in chosen and getattr(rule, name) is not None:
+                chosen[name] = getattr(rule, name)
+        if not ending_decided and (rule.exit is not None or rule.program is not None):
+            ending_decided = True
+            chosen["exit"], chosen["program"] = rule.exit, rule.program
     return ResolvedPodRule(**chosen)
 
 

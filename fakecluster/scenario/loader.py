@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, get_args
 
@@ -417,9 +417,15 @@ def validate_against_workload(scenario: fmt.Scenario, shapes: Shapes) -> None:
         raise combine(problems)
 
 
-def validate_milestone(milestone: Milestone, shapes: Shapes, field_path: str = "milestone") -> None:
-    """The workload check of one milestone outside a file (the Python API's ``run(milestone=...)``)."""
-    _WorkloadChecker(None, shapes).milestone(milestone, field_path)
+def validate_milestone(
+    milestone: Milestone,
+    shapes: Shapes,
+    field_path: str = "milestone",
+    rules: Sequence[fmt.PodRule] | None = None,
+) -> None:
+    """The workload check of one milestone outside a file (the Python API's ``run(milestone=...)``);
+    ``rules`` are the cluster's ``pods`` rules, which a program milestone (``Connected``) needs."""
+    _WorkloadChecker(None, shapes, rules).milestone(milestone, field_path)
 
 
 def validate_action(action: fmt.Action, shapes: Shapes, field_path: str = "action") -> None:
@@ -428,9 +434,15 @@ def validate_action(action: fmt.Action, shapes: Shapes, field_path: str = "actio
 
 
 class _WorkloadChecker:
-    def __init__(self, scenario: fmt.Scenario | None, shapes: Shapes) -> None:
+    def __init__(
+        self, scenario: fmt.Scenario | None, shapes: Shapes, rules: Sequence[fmt.PodRule] | None = None
+    ) -> None:
         self.scenario = scenario
         self.shapes = shapes
+        self.rules: list[fmt.PodRule] | None = (
+            list(scenario.pods) if scenario is not None else None if rules is None else list(rules)
+        )
+        """The ``pods`` rules program milestones are checked against; None: not known, not checked."""
 
     def fail(self, path: str, message: str) -> ScenarioError:
         if self.scenario is None:
@@ -486,6 +498,25 @@ class _WorkloadChecker:
                 f" prefix it, e.g. '{owners[0]}/{rjob}'",
             )
         self.indexes(owners, rjob, milestone.job_index, milestone.pod_index, path)
+        self.program_milestone(milestone, owners, path)
+
+    def program_milestone(self, milestone: Milestone, owners: list[str], path: str) -> None:
+        """Format 1.1: ``Connected`` needs a program with connect targets, ``Listening`` one with ports,
+        in some rule that can match the replicated job's pods."""
+        needs = {"Connected": "connect", "Listening": "listen"}.get(milestone.event)
+        if needs is None or self.rules is None:
+            return
+        for rule in self.rules:
+            match = rule.match
+            if rule.program is None or match.replicated_job not in (None, milestone.replicated_job):
+                continue
+            if match.jobset is not None and match.jobset not in owners:
+                continue
+            if getattr(rule.program, needs):
+                return
+        what = "connect targets" if needs == "connect" else "ports it listens on"
+        raise self.fail(path, f"'{milestone.event}' needs a program with {what} for the"
+                              f" '{milestone.replicated_job}' pods; no pods rule gives one")
 
     def pod_ref(self, ref: PodRef, path: str) -> None:
         if ref.jobset is None and len(self.shapes) > 1:

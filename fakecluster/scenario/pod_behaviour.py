@@ -8,11 +8,13 @@ cluster with this one resolver, so a rule means the same thing in a file and in 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from fakecluster.api.objects import Obj
 from fakecluster.kubelet.pod_timings import PodTimings
 from fakecluster.scenario.format import PodIdentity, PodRule, resolve_pod_rule
+from fakecluster.scenario.programs import JobSetNetwork, program_spec
 from fakecluster.workload_plugin import WorkloadPlugin
 
 __all__ = ["PodBehaviour"]
@@ -22,12 +24,19 @@ class PodBehaviour:
     """Resolve the rules for a pod once (by uid) into the timings the emulators use.
 
     What the rules resolve to depends only on which of them match, so pods matching the same rules (all
-    workers of a replicated job, typically) share one resolution.
+    workers of a replicated job, typically) share one resolution. A ``program`` is templated per pod (its
+    own targets) from ``networks``: each JobSet's hostnames and subdomain, by JobSet name.
     """
 
-    def __init__(self, rules: Sequence[PodRule], plugin: WorkloadPlugin) -> None:
+    def __init__(
+        self,
+        rules: Sequence[PodRule],
+        plugin: WorkloadPlugin,
+        networks: Mapping[str, JobSetNetwork] | None = None,
+    ) -> None:
         self.rules = list(rules)
         self.plugin = plugin
+        self.networks: Mapping[str, JobSetNetwork] = {} if networks is None else networks
         self._timings: dict[str, PodTimings] = {}
         self._timings_by_rules: dict[tuple[int, ...], PodTimings] = {}
 
@@ -49,6 +58,11 @@ class PodBehaviour:
         timings = self._timings_by_rules.get(matching)
         if timings is None:
             timings = self._timings_by_rules[matching] = self._resolve(identity)
+        if timings.program is not None:  # templated per pod: its own targets
+            rule = resolve_pod_rule(self.rules, identity)
+            assert rule.program is not None
+            js = self.networks.get(identity.jobset or "")
+            timings = replace(timings, program=program_spec(rule.program, identity, js))
         self._timings[uid] = timings
         return timings
 
@@ -67,6 +81,7 @@ class PodBehaviour:
 
     def _resolve(self, identity: PodIdentity) -> PodTimings:
         rule = resolve_pod_rule(self.rules, identity)
+        jitter = rule.jitter if isinstance(rule.jitter, dict) else None
         return PodTimings(
             schedule=rule.schedule or 0.0,
             pull=rule.pull or 0.0,
@@ -75,5 +90,8 @@ class PodBehaviour:
             exit_after=rule.exit.after if rule.exit is not None else None,
             exit_code=rule.exit.code if rule.exit is not None else 0,
             terminate=rule.terminate or 0.0,
-            jitter=rule.jitter or 0.0,
+            jitter=0.0 if jitter is not None else (rule.jitter or 0.0),  # type: ignore[arg-type]
+            jitter_by_phase=tuple(sorted(jitter.items())) if jitter else (),
+            program=program_spec(rule.program, identity, self.networks.get(identity.jobset or ""))
+            if rule.program is not None else None,
         )

@@ -35,6 +35,7 @@ from fakecluster.scenario.limits import (
 )
 from fakecluster.scenario.loader import load_scenario, load_scenario_data, validate_against_workload
 from fakecluster.scenario.milestones import Milestone, RJobShape
+from fakecluster.scenario.programs import JobSetNetwork, check_targets, jobset_network
 from fakecluster.scenario.schemas import check_state_keys, kind_schemas
 from fakecluster.scenario.stuck import StuckProbe, measure_distributions
 from fakecluster.scenario.timeline import render_failure, render_timeline
@@ -272,6 +273,7 @@ class ScenarioRun:
         self.limits = limits or RunLimits()
         self.manifests = scenario.manifests()
         self.shapes: dict[str, dict[str, RJobShape]] = {}
+        self.networks: dict[str, JobSetNetwork] = {}
         self.namespaces: dict[str, str] = {}
         self.rejections: list[str] = []
         self.observe: Observe | None = None
@@ -290,17 +292,21 @@ class ScenarioRun:
                 name, groups = plugin.shapes(manifest)
                 if not isinstance(name, str) or not all(isinstance(g, str) for g in groups):
                     raise TypeError("the JobSet and its replicated jobs are named by strings")
+                shapes = {g: RJobShape(s.replicas, s.pods_per_job) for g, s in groups.items()}
+                network = jobset_network(manifest, shapes)
             except (TypeError, ValueError, AttributeError, OverflowError) as err:
                 problems.extend(_problems(self._unreadable(i, err)))
                 continue
             readable.append(i)
-            self.shapes[name] = {g: RJobShape(s.replicas, s.pods_per_job) for g, s in groups.items()}
+            self.shapes[name] = shapes
             self.namespaces[name] = (manifest.get("metadata") or {}).get("namespace") or "default"
+            self.networks[name] = network
         if not problems:  # names and the pod budget can only be checked against a complete set of shapes
             self._check_pod_budget()
             for second_pass in (
                 lambda: validate_against_workload(scenario, self.shapes),
                 lambda: check_state_keys(scenario, kind_schemas(plugin), plugin.kind),
+                lambda: check_targets(scenario, self.networks),
             ):
                 try:
                     second_pass()
@@ -346,6 +352,7 @@ class ScenarioRun:
                 self.plugin,
                 shapes=self.shapes,
                 namespaces=self.namespaces,
+                networks=self.networks,
                 progress=progress,
                 after_install=self._install_budget,
                 observe=self.observe,
