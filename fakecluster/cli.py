@@ -49,6 +49,7 @@ examples:
   fakecluster export scenarios/x.yaml out/kwok/            # manifests + KWOK stages + a check script
   fakecluster list scenarios/
   fakecluster validate regressions/                        # every problem, no run
+  fakecluster explore --seeds 200 --seed 7                 # random JobSets, invariants on, shrunk findings
   python -m fakecluster --version"""
 
 
@@ -94,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate.set_defaults(handler=_validate)
 
     _add_report_commands(sub)
+    _add_explore_command(sub)
     return parser
 
 
@@ -394,6 +396,20 @@ def _indent(text: str) -> str:
 
 
 # ---------------------------------------------------------------- diff and export
+
+
+def _add_explore_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``fakecluster explore``: parser and handler are :mod:`fakecluster.explore.command`'s."""
+    from fakecluster.explore import command as explore_command
+
+    explore_command.add_parser(sub)
+    sub.choices["explore"].set_defaults(handler=_explore)
+
+
+def _explore(args: argparse.Namespace) -> int:
+    from fakecluster.explore import command as explore_command
+
+    return explore_command.run(args)
 
 
 def _diff(args: argparse.Namespace) -> int:

@@ -72,6 +72,7 @@ class Cluster:
 
     def __init__(self, seed: int = 0, config: ClusterConfig | None = None) -> None:
         from fakecluster.controllers.endpointslice import EndpointSliceController
+        from fakecluster.controllers.job.events import POD_CONTROL_REASONS
         from fakecluster.controllers.job.job_controller import JobController
         from fakecluster.controllers.node_lifecycle import NodeLifecycleController
         from fakecluster.controllers.podgc import PodGC
@@ -87,6 +88,10 @@ class Cluster:
         self._fault_rngs: dict[str, random.Random] = {}
         register_builtin(self.server)
         self.server.resource("EndpointSlice").rng = self.rng("apiserver/endpointslices")
+        pod_control_events = self.rng("apiserver/job-pod-control-events")
+        self.server.resource("Event").rng_for = (
+            lambda obj: pod_control_events if obj.get("reason") in POD_CONTROL_REASONS
+            and (obj.get("regarding") or {}).get("kind") == "Job" else None)
         self.gc = GarbageCollector(self.clock, self.server, latency=self.config.gc_latency)
         for pool in self.config.nodes:
             self._add_pool(pool)

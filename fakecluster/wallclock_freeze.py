@@ -13,6 +13,7 @@ import atexit
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from threading import get_ident
 from typing import Any
 
 from freezegun import api as freezegun_api
@@ -35,13 +36,17 @@ class _VirtualOrRealTime:
         """The virtual instant, turned into a datetime only when something reads the clock: the
         virtual clock moves on nearly every event, a stray wall-clock read is rare."""
         self.active = False
+        self.thread = 0
+        """The thread playing the scenario. Other threads of the host process (a Dask worker's event
+        loop and heartbeats, an executor's bookkeeping) keep real time even during a run: their timers
+        are about the host, and virtual time jumping under them stalls them."""
 
     @property
     def virtual(self) -> datetime:
         return _EPOCH_NAIVE + timedelta(seconds=self.virtual_seconds)
 
     def __call__(self) -> datetime:
-        if self.active:
+        if self.active and get_ident() == self.thread:
             return self.virtual
         return freezegun_api.real_datetime.now(UTC).replace(tzinfo=None)  # wall-clock-ok
 
@@ -75,6 +80,7 @@ def virtual_time() -> Iterator[None]:
         yield
         return
     _source.active = True
+    _source.thread = get_ident()
     freezegun_api.ignore_lists[-1] = _IGNORE
     try:
         yield

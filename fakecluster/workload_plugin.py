@@ -13,6 +13,7 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Protocol
 
 from fakecluster.api.objects import Obj
+from fakecluster.invariants import Invariant
 
 if TYPE_CHECKING:
     from fakecluster.cluster import Cluster
@@ -81,6 +82,10 @@ class WorkloadPlugin(Protocol):
 
     def current_attempt(self, workload_obj: Obj) -> int:
         """Restart attempt whose pods a pod reference addresses (JobSet: ``status.restarts``)."""
+        ...
+
+    def invariants(self) -> list[Invariant]:
+        """A fresh set of the workload's own invariants, checked in every run beside the cluster's."""
         ...
 
     def creation_waits(self, workload_obj: Obj) -> dict[str, list[GroupWait]]:

@@ -11,6 +11,7 @@ from typing import Any
 
 from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster
+from fakecluster.invariants import Invariant
 from fakecluster.workload_plugin import GroupShape, GroupWait, Slot
 
 JOBSET_NAME_KEY = "jobset.sigs.k8s.io/jobset-name"
@@ -40,12 +41,17 @@ class JobSetWorkload:
 
     def _start(self, cluster: Cluster, gates: Any, latency: float) -> Any:
         from jobset.controller import JobSetController
+        from jobset.controller.pod_controller import PodController
 
         client = cluster.client("jobset-controller")
-        return JobSetController(client, cluster.clock, gates=gates, latency=latency)
+        controller: Any = JobSetController(client, cluster.clock, gates=gates, latency=latency)
+        # The pod controller runs in the same manager process, on the same client and cache.
+        controller.pod_controller = PodController(client, cluster.clock, latency=latency)
+        return controller
 
     def restart_controller(self, cluster: Cluster, controller: Any) -> Any:
         """A crashed process keeps nothing: a new controller with the same gates and latency."""
+        controller.pod_controller.stop()
         controller.stop()
         return self._start(cluster, controller.gates, controller.controller.latency)
 
@@ -103,6 +109,16 @@ class JobSetWorkload:
     def current_attempt(self, workload_obj: Obj) -> int:
         return int((workload_obj.get("status") or {}).get("restarts") or 0)
 
+    def scenario_strategy(self) -> Any:
+        """Hypothesis strategy of whole scenario files for ``fakecluster explore`` (:mod:`jobset.explore`)."""
+        from jobset.explore import scenarios
+
+        return scenarios()
+
+    def invariants(self) -> list[Invariant]:
+        from jobset.invariants import jobset_invariants
+
+        return jobset_invariants()
     def creation_waits(self, workload_obj: Obj) -> dict[str, list[GroupWait]]:
         from jobset.diagnosis import creation_waits
 

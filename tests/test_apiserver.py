@@ -498,12 +498,13 @@ def test_job_restart_policy_always_is_invalid() -> None:
     err = raises(lambda: server.create(body))
     assert err.code == 422
     assert err.reason == "Invalid"
+    # validateJobSpec reads Always as "unset" (SetDefaults_PodSpec may have put it there).
     assert err.message == (
-        'Job.batch "x" is invalid: spec.template.spec.restartPolicy: Unsupported value: "Always": '
-        'supported values: "OnFailure", "Never"'
+        'Job.batch "x" is invalid: spec.template.spec.restartPolicy: Required value: '
+        'valid values: "OnFailure", "Never"'
     )
-    assert err.causes == [FieldError.not_supported("spec.template.spec.restartPolicy", "Always",
-                                                   ("OnFailure", "Never"))]
+    assert err.causes == [FieldError.required("spec.template.spec.restartPolicy",
+                                              'valid values: "OnFailure", "Never"')]
     del body["spec"]["template"]["spec"]["restartPolicy"]  # defaulted to Always, so still invalid
     assert raises(lambda: server.create(body)).causes[0].field == "spec.template.spec.restartPolicy"
     assert server.count("Job") == 0
@@ -1177,10 +1178,12 @@ def test_job_validation_rules() -> None:
     err = raises(lambda: server.create(job("a", completionMode="Indexed", parallelism=2)))
     assert "spec.completions: Required value" in err.message
     err = raises(lambda: server.create(job("b", backoffLimitPerIndex=1)))
-    assert "spec.backoffLimitPerIndex: Forbidden" in err.message
+    assert "spec.backoffLimitPerIndex: Invalid value: 1: requires indexed completion mode" in err.message
     body = job("c", podFailurePolicy={"rules": []})
     body["spec"]["template"]["spec"]["restartPolicy"] = "OnFailure"
-    assert raises(lambda: server.create(body)).causes[0].field == "spec.podFailurePolicy"
+    assert raises(lambda: server.create(body)).message == (
+        'Job.batch "c" is invalid: spec.template.spec.restartPolicy: Invalid value: "OnFailure": '
+        'only "Never" is supported when podFailurePolicy is specified')
     err = raises(lambda: server.create(job("d", completionMode="Sometimes")))
     assert 'spec.completionMode: Unsupported value: "Sometimes"' in err.message
 

@@ -186,8 +186,14 @@ def condition_types(status: Obj) -> list[str]:
     return [c["type"] for c in status.get("conditions") or ()]
 
 
-def events(h: Harness) -> list[tuple[str, str, str]]:
-    return [(e["type"], e["reason"], e["note"]) for e in h.api.list("Event", NS)]
+POD_CONTROL_REASONS = ("SuccessfulCreate", "SuccessfulDelete", "FailedCreate", "FailedDelete")
+
+
+def events(h: Harness, *, pod_control: bool = False) -> list[tuple[str, str, str]]:
+    """The Job events in order; the per-pod RealPodControl events only when asked for."""
+    return [(e["type"], e["reason"], e["note"]) for e in sorted(h.api.list("Event", NS),
+                                                                key=lambda e: e["metadata"]["name"])
+            if pod_control or e["reason"] not in POD_CONTROL_REASONS]
 
 
 # ---------------------------------------------------------------------- pod shape

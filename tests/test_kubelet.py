@@ -14,7 +14,6 @@ from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
 from fakecluster.kubelet.commands import CommandOutcome, command_outcome, script_outcome, sleep_seconds
-from fakecluster.kubelet.kubelet import probe_delays
 from fakecluster.kubelet.pod_timings import NEVER, PodTimings
 from fakecluster.kubelet.pod_worker import go_duration, image_id
 
@@ -179,7 +178,9 @@ def test_readiness_probe_initial_delay_decides_ready() -> None:
     cluster.client().create(make_pod(containers=[container(command=SLEEP_FOREVER, readinessProbe=probe)]))
     cluster.run(100)
     assert rec.first("p", phase_is("Running")) == 4.0
-    assert rec.first("p", ready) == 11.0
+    # worker.go: ticks at 0, 3, 6, 9, 12 s from admission; 4 s (the start's manual trigger) and 9 s are
+    # fewer than 7 whole seconds after the start, so 12 s is the first probe that counts (not 4 + 7 s).
+    assert rec.first("p", ready) == 12.0
 
 
 def test_startup_probe_gates_started_and_triggers_readiness_at_once() -> None:
@@ -198,13 +199,49 @@ def test_startup_probe_gates_started_and_triggers_readiness_at_once() -> None:
     assert rec.first("p", ready) == 20.0
 
 
-def test_probe_delays_defaults() -> None:
-    assert probe_delays({}) == (0.0, 0.0)
-    assert probe_delays({"readinessProbe": {"initialDelaySeconds": 3}}) == (0.0, 3.0)
-    assert probe_delays({"startupProbe": {"initialDelaySeconds": 12}, "readinessProbe": {}}) == (12.0, 12.0)
-    startup_then_late_readiness = {"startupProbe": {"initialDelaySeconds": 12},
-                                   "readinessProbe": {"initialDelaySeconds": 30}}
-    assert probe_delays(startup_then_late_readiness) == (12.0, 30.0)
+def test_readiness_success_threshold_needs_consecutive_successes() -> None:
+    cluster = make_cluster(PodTimings(pull=1))
+    rec = Recorder(cluster)
+    probe = {"exec": {"command": ["true"]}, "periodSeconds": 5, "successThreshold": 3}
+    cluster.client().create(make_pod(containers=[container(command=SLEEP_FOREVER, readinessProbe=probe)]))
+    cluster.run(100)
+    # Successes at 1 s (start trigger), 5 s and 10 s: the third one reports Ready.
+    assert rec.first("p", ready) == 10.0
+
+
+def test_fail_for_keeps_readiness_false_until_the_window_ends() -> None:
+    cluster = make_cluster(PodTimings(pull=2, probe_fail_for={"readiness": 30.0}))
+    rec = Recorder(cluster)
+    probe = {"exec": {"command": ["true"]}, "periodSeconds": 10}
+    cluster.client().create(make_pod(containers=[container(command=SLEEP_FOREVER, readinessProbe=probe)]))
+    cluster.run(200)
+    assert rec.first("p", ready) == 40.0  # first tick at least 30 s after the start at 2 s
+
+
+def test_liveness_failure_kills_and_restarts_the_container() -> None:
+    cluster = make_cluster(PodTimings(probe_fail_for={"liveness": math.inf}, terminate=2))
+    rec = Recorder(cluster)
+    probe = {"exec": {"command": ["true"]}, "periodSeconds": 5, "failureThreshold": 2}
+    cluster.client().create(make_pod(restartPolicy="Always", containers=[
+        container(command=SLEEP_FOREVER, livenessProbe=probe)]))
+    cluster.run(30)
+    # The admission tick (0 s) finds no running container; failures at 5 s and 10 s: killed at 10 s,
+    # SIGTERM honoured after 2 s, restarted at once (the first restart has no back-off).
+    restarted = rec.first("p", lambda p: cstatus(p["status"]).get("restartCount") == 1)
+    assert restarted == 12.0
+    last = cstatus(status_of(cluster))["lastState"]["terminated"]
+    assert (last["exitCode"], last["reason"]) == (143, "Error")
+
+
+def test_startup_failure_under_restart_policy_never_fails_the_pod() -> None:
+    cluster = make_cluster(PodTimings(probe_fail_for={"startup": math.inf}))
+    rec = Recorder(cluster)
+    probe = {"exec": {"command": ["true"]}, "periodSeconds": 10, "failureThreshold": 3}
+    cluster.client().create(make_pod(restartPolicy="Never", terminationGracePeriodSeconds=0, containers=[
+        container(command=SLEEP_FOREVER, startupProbe=probe)]))
+    cluster.run(100)
+    assert rec.first("p", phase_is("Failed")) == 30.0  # failures at 10, 20, 30 s; SIGKILL at once (grace 0)
+    assert cstatus(status_of(cluster))["state"]["terminated"]["exitCode"] == 137
 
 
 # ---------------------------------------------------------------------------------------------- exit
@@ -613,3 +650,74 @@ def test_image_id_drops_tag_and_is_stable() -> None:
     assert image_id("registry.k8s.io/pause:3.9").startswith("registry.k8s.io/pause@sha256:")
     assert image_id("localhost:5000/app").startswith("localhost:5000/app@sha256:")
     assert image_id("busybox") == image_id("busybox") != image_id("busybox:1.36")
+
+
+# ------------------------------------------------------------------------------ activeDeadlineSeconds
+def test_pod_active_deadline_fails_the_pod_and_kills_its_containers() -> None:
+    cluster = make_cluster(PodTimings(pull=5, terminate=3))
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod(restartPolicy="Never", activeDeadlineSeconds=60,
+                                     containers=[container(command=SLEEP_FOREVER)]))
+    cluster.run(100)
+    # pkg/kubelet/active_deadline.go: 60 s after startTime (admission at 0 s), not after the start at 5 s.
+    assert rec.first("p", phase_is("Failed")) == 60.0
+    status = status_of(cluster)
+    assert (status["reason"], status["message"]) == (
+        "DeadlineExceeded", "Pod was active on the node longer than the specified deadline")
+    terminated = cstatus(status)["state"]["terminated"]
+    assert terminated["exitCode"] == 143  # SIGTERM honoured after 3 s, within the 30 s grace period
+    assert cluster.client().get("Pod", "default", "p")["status"]["phase"] == "Failed"
+
+
+def test_pod_without_active_deadline_keeps_running() -> None:
+    cluster = make_cluster(PodTimings())
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod(restartPolicy="Never", containers=[container(command=SLEEP_FOREVER)]))
+    cluster.run(1000)
+    assert rec.first("p", phase_is("Failed")) is None
+
+
+# ------------------------------------------------------------------------------ image pull failures
+def waiting_of(pod: Obj) -> tuple[str | None, str | None]:
+    waiting = cstatus(pod["status"]).get("state", {}).get("waiting") or {}
+    return waiting.get("reason"), waiting.get("message")
+
+
+def test_failed_pulls_show_err_image_pull_then_image_pull_back_off_and_retry_with_back_off() -> None:
+    cluster = make_cluster(PodTimings(pull=2, start=1, pull_failures=3))
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod(containers=[container(command=SLEEP_FOREVER)]))
+    cluster.run(200)
+    reasons = lambda want: rec.first("p", lambda p: waiting_of(p)[0] == want)  # noqa: E731
+    # Attempt 1 fails at 2 s; the 10 s re-sync finds the 10 s back-off over: attempt 2 at 12 s fails at
+    # 14 s; re-sync at 24 s within its 20 s back-off: ImagePullBackOff until 34 s; attempt 3 fails at
+    # 36 s; back-off 40 s (ImagePullBackOff from 46 s) until 76 s; attempt 4 succeeds: running at 79 s.
+    assert reasons("ErrImagePull") == 2.0
+    assert reasons("ImagePullBackOff") == 24.0
+    assert rec.first("p", phase_is("Running")) == 79.0
+    at = {when: pod for when, _etype, pod in rec.events}
+    assert waiting_of(at[24.0])[1] == 'Back-off pulling image "busybox:1.36"'
+    assert waiting_of(at[2.0])[1] == (
+        'rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/library/busybox:1.36": '
+        'failed to resolve reference "docker.io/library/busybox:1.36": docker.io/library/busybox:1.36: '
+        'not found')
+
+
+def test_pull_that_always_fails_never_runs() -> None:
+    cluster = make_cluster(PodTimings(pull=1, pull_failures=math.inf))
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod(containers=[container(command=SLEEP_FOREVER)]))
+    cluster.run(3000)
+    assert rec.first("p", phase_is("Running")) is None
+    assert waiting_of({"status": status_of(cluster)})[0] in ("ErrImagePull", "ImagePullBackOff")
+
+
+def test_exit_per_run_changes_between_container_restarts() -> None:
+    cluster = make_cluster(PodTimings(exit_after=5, exit_code=1, exit_runs=((5.0, 1), (30.0, 0))))
+    rec = Recorder(cluster)
+    cluster.client().create(make_pod(restartPolicy="OnFailure",
+                                     containers=[container(command=SLEEP_FOREVER)]))
+    cluster.run(200)
+    # Run 1 exits 1 at 5 s and restarts at once; run 2 exits 0 after 30 s: the pod succeeds at 35 s.
+    assert rec.first("p", phase_is("Succeeded")) == 35.0
+    assert cstatus(status_of(cluster))["restartCount"] == 1

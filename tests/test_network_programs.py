@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fakecluster.network.probes import program_probe_delays
+from fakecluster.network.probes import program_probe_succeeds
 from tests.network_helpers import SERVER, events_of, jobset, play, steps, times
 
 LISTEN = {"match": {"replicatedJob": "server"}, "program": {"listen": [8050]}}
@@ -160,15 +160,16 @@ def test_tcp_socket_readiness_probe_succeeds_at_the_first_tick_after_listening(t
         {"name": "s", "image": "x", "readinessProbe": probe}]}}})
     outcome = play(tmp_path, [{"match": {"replicatedJob": "server"},
                                "program": {"listen": [8050], "startup": "8s"}}], js=js)
-    assert times(outcome, "server", "Ready") == [12.0]  # ticks 2, 7, 12: listening from 8
-    assert program_probe_delays({"readinessProbe": probe}, [9999], 0.0)[1] == float("inf")
-    assert program_probe_delays({"readinessProbe": probe}, [8050], 0.0) == (0.0, 2.0)
+    # the prober ticks every 5 s from admission (0 s: skipped, initialDelaySeconds 2), listening from 8
+    assert times(outcome, "server", "Ready") == [10.0]
+    assert program_probe_succeeds(probe, {}, [9999]) is False
+    assert program_probe_succeeds(probe, {}, [8050]) is True
     exec_probe = {"exec": {"command": ["true"]}, "initialDelaySeconds": 3}
-    assert program_probe_delays({"readinessProbe": exec_probe}, [], 0.0) == (0.0, 3.0)
-    startup = {"httpGet": {"port": "http"}, "periodSeconds": 1, "failureThreshold": 30}
-    spec = {"ports": [{"name": "http", "containerPort": 8080}], "startupProbe": startup,
-            "readinessProbe": {"httpGet": {"port": "http"}}}
-    assert program_probe_delays(spec, [8080], 4.5) == (5.0, 5.0)
+    assert program_probe_succeeds(exec_probe, {}, []) is None
+    named = {"httpGet": {"port": "http"}}
+    spec = {"ports": [{"name": "http", "containerPort": 8080}]}
+    assert program_probe_succeeds(named, spec, [8080]) is True
+    assert program_probe_succeeds({"httpGet": {"port": "metrics"}}, spec, [8080]) is False
 
 
 def test_replicated_job_targets_expand_to_every_slot_and_exclude_self(tmp_path: Path) -> None:

@@ -11,8 +11,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from fakecluster.api.job_validation import validate_job_spec
 from fakecluster.api.objects import Obj
 from fakecluster.apiserver.errors import FieldError
+from fakecluster.apiserver.priority import priority_admission, priority_class_type
 from fakecluster.apiserver.resources import ResourceType, Strategy
 from fakecluster.apiserver.server import ApiServer
 
@@ -230,54 +232,10 @@ class JobStrategy(Strategy):
         obj["status"] = {}
 
     def validate(self, obj: Obj) -> list[FieldError]:
+        """``validateJobSpec`` and the pod template (:mod:`fakecluster.api.job_validation`)."""
         spec = obj.get("spec") or {}
-        errs: list[FieldError] = []
-        for field_name in (
-            "parallelism",
-            "completions",
-            "backoffLimit",
-            "activeDeadlineSeconds",
-            "ttlSecondsAfterFinished",
-        ):
-            value = spec.get(field_name)
-            if isinstance(value, int) and value < 0:
-                errs.append(
-                    FieldError.invalid(f"spec.{field_name}", value, "must be greater than or equal to 0")
-                )
-        restart = (spec.get("template") or {}).get("spec", {}).get("restartPolicy")
-        if restart not in ("OnFailure", "Never"):
-            errs.append(
-                FieldError.not_supported("spec.template.spec.restartPolicy", restart, ("OnFailure", "Never"))
-            )
-        if spec.get("podFailurePolicy") is not None and restart != "Never":
-            errs.append(
-                FieldError.invalid(
-                    "spec.podFailurePolicy",
-                    None,
-                    "only allowed when `spec.template.spec.restartPolicy` is 'Never'",
-                )
-            )
-        if spec.get("completionMode") == "Indexed" and spec.get("completions") is None:
-            errs.append(FieldError.required("spec.completions", "when completion mode is Indexed"))
-        if spec.get("completionMode") not in ("Indexed", "NonIndexed"):
-            errs.append(
-                FieldError.not_supported(
-                    "spec.completionMode", spec.get("completionMode"), ("NonIndexed", "Indexed")
-                )
-            )
-        if spec.get("backoffLimitPerIndex") is not None and spec.get("completionMode") != "Indexed":
-            errs.append(FieldError.forbidden("spec.backoffLimitPerIndex", "requires indexed completion mode"))
-        selector = (spec.get("selector") or {}).get("matchLabels") or {}
         template_labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
-        if any(template_labels.get(k) != v for k, v in selector.items()):
-            errs.append(
-                FieldError.invalid(
-                    "spec.template.metadata.labels",
-                    template_labels,
-                    "`selector` does not match template `labels`",
-                )
-            )
-        return errs
+        return validate_job_spec(spec, template_labels)
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         """ValidateJobSpecUpdate: immutable fields, elastic Indexed completions, and the pod template that
@@ -383,6 +341,10 @@ def register_builtin(server: ApiServer) -> None:
         ResourceType("Pod", "v1", "pods", model=_model("fakecluster.api.core", "Pod"), strategy=PodStrategy(),
                      stored_valid=True)
     )
+    server.register(priority_class_type())
+    server.register_admission("Pod", "Priority", operations=("CREATE",), keeps_schema_valid=True,
+                              copies_on_write=True, in_tree=True,
+                              mutating=priority_admission(lambda: server.list("PriorityClass")))
     server.register_admission("Pod", "DefaultTolerationSeconds", mutating=default_toleration_seconds,
                               operations=("CREATE", "UPDATE"), keeps_schema_valid=True, copies_on_write=True)
     server.register(

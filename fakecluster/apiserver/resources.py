@@ -78,6 +78,10 @@ class ResourceType:
     """A ``random.Random`` of this kind's own for uids (None: the server's). Kinds added later
     (EndpointSlices) draw from their own stream, so they never shift the uids of the kinds that were
     there before."""
+    rng_for: Any = None
+    """``(obj) -> random.Random | None``: a uid stream chosen per object (None: :attr:`rng`). Writes of an
+    existing kind added later (the Job controller's Events) draw from their own stream, for the same
+    reason as :attr:`rng`."""
 
     @property
     def group(self) -> str:

@@ -110,6 +110,8 @@ class _Admission:
     operations: tuple[str, ...]
     keeps_schema_valid: bool
     copies_on_write: bool
+    in_tree: bool = False
+    """An in-tree admission plugin (Priority, ...): its refusals are not prefixed like a webhook's."""
 
 
 class ApiServer:
@@ -160,6 +162,7 @@ class ApiServer:
         operations: Iterable[str] = ("CREATE", "UPDATE"),
         keeps_schema_valid: bool = False,
         copies_on_write: bool = False,
+        in_tree: bool = False,
     ) -> None:
         """Add a webhook to the chain for ``kind``. Mutating hooks all run before validating ones.
 
@@ -169,7 +172,8 @@ class ApiServer:
         every UPDATE hook must, its input sharing subtrees with the stored object), so a donated create
         (``create(donate=True)``) need not be deep-copied for it."""
         self._admission.setdefault(kind, []).append(
-            _Admission(name, mutating, validating, tuple(operations), keeps_schema_valid, copies_on_write))
+            _Admission(name, mutating, validating, tuple(operations), keeps_schema_valid, copies_on_write,
+                       in_tree))
 
     def resource(self, kind: str) -> ResourceType:
         try:
@@ -308,6 +312,8 @@ class ApiServer:
             try:
                 result = fn(op, obj, old)
             except ApiError as err:
+                if hook.in_tree:
+                    raise
                 raise ApiError(
                     err.code,
                     err.reason,
@@ -392,7 +398,8 @@ class ApiServer:
         if key in self._objects[kind]:
             raise errors.AlreadyExists(rtype.plural, rtype.group, meta["name"])
         now = self.clock.timestamp()
-        meta["uid"] = _uuid4((rtype.rng or self._rng).getrandbits(128))
+        rng = rtype.rng if rtype.rng_for is None else (rtype.rng_for(obj) or rtype.rng)
+        meta["uid"] = _uuid4((rng or self._rng).getrandbits(128))
         meta["creationTimestamp"] = now
         for stale in ("deletionTimestamp", "deletionGracePeriodSeconds"):
             meta.pop(stale, None)

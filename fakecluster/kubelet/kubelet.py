@@ -9,8 +9,9 @@ jitter in
    ``ContainerCreating`` (``PodInitializing`` when there are init containers);
 2. after ``pull + start`` runs the init containers one by one (native sidecars stay running), then the
    regular containers: ``running``, ``started``, phase ``Running``;
-3. marks containers ready after the rule's ``ready`` delay, or from ``startupProbe``/``readinessProbe``
-   (first success at ``initialDelaySeconds``, then on ``periodSeconds`` ticks), or at once;
+3. marks containers ready after the rule's ``ready`` delay, or as their probe workers report
+   (:mod:`fakecluster.kubelet.prober`: started at admission, ticking on ``periodSeconds`` from then,
+   ``initialDelaySeconds``, thresholds, liveness/startup kills), or at once without probes;
 4. ends containers after the rule's ``exit`` delay, or what their command line says
    (:mod:`fakecluster.kubelet.commands`), and applies the restart policy with the kubelet's crash-loop
    back-off (``pkg/kubelet/kuberuntime/kuberuntime_manager.go doBackOff``: the first restart is
@@ -52,7 +53,8 @@ from fakecluster.kubelet.pod_worker import (
     container_id,
     go_duration,
 )
-from fakecluster.network.probes import program_probe_delays
+from fakecluster.kubelet.prober import READINESS, STARTUP, Prober
+from fakecluster.runtime import capped_backoff
 
 if TYPE_CHECKING:
     from fakecluster.cluster import Cluster
@@ -63,8 +65,25 @@ MAX_CONTAINER_BACKOFF = 300.0
 """``MaxContainerBackOff``; an entry older than twice this is forgotten (``flowcontrol.Backoff``)."""
 DEFAULT_GRACE = 30
 SIGTERM_EXIT, SIGKILL_EXIT = 143, 137
-DEFAULT_PROBE_PERIOD = 10.0
+DEADLINE_EXCEEDED_REASON = "DeadlineExceeded"
+DEADLINE_EXCEEDED_MESSAGE = "Pod was active on the node longer than the specified deadline"
+"""``reason``/``message`` of ``pkg/kubelet/active_deadline.go``."""
 Step = Callable[..., None]
+
+
+def pull_error_message(image: str) -> str:
+    """containerd's answer for an image that cannot be resolved, as the kubelet reports it."""
+    first, _, rest = image.partition("/")
+    if not rest:
+        ref = f"docker.io/library/{image}"
+    elif "." in first or ":" in first or first == "localhost":
+        ref = image
+    else:
+        ref = f"docker.io/{image}"
+    if ":" not in ref.rsplit("/", 1)[-1] and "@" not in ref:
+        ref += ":latest"
+    return (f'rpc error: code = NotFound desc = failed to pull and unpack image "{ref}": '
+            f'failed to resolve reference "{ref}": {ref}: not found')
 
 
 def _noop(_worker: PodWorker) -> None:
@@ -79,24 +98,6 @@ def runs_program(worker: PodWorker, c: ContainerRun) -> bool:
     if program.container is not None:
         return c.name == program.container
     return bool(worker.containers) and c is worker.containers[0]
-
-
-def probe_delays(spec: Obj) -> tuple[float, float]:
-    """(started, ready) delays after a container starts, from its startup and readiness probes.
-
-    Probes always succeed in this emulation. The startup probe succeeds at its ``initialDelaySeconds``;
-    the readiness worker (``pkg/kubelet/prober/worker.go``) reports its first success at the readiness
-    ``initialDelaySeconds``, or, if the startup probe is still pending then, the moment it succeeds:
-    ``prober_manager.go UpdatePodStatus`` triggers the readiness worker at once (``manualTriggerCh``)
-    when a container has started but is not yet ready, instead of waiting for its next period.
-    """
-    startup = spec.get("startupProbe")
-    started = float(startup.get("initialDelaySeconds") or 0) if startup is not None else 0.0
-    readiness = spec.get("readinessProbe")
-    if readiness is None:
-        return started, started
-    ready = float(readiness.get("initialDelaySeconds") or 0)
-    return started, max(started, ready)
 
 
 class Kubelet:
@@ -121,6 +122,8 @@ class Kubelet:
         self.errors: list[str] = []
         self.network = cluster.network
         self.network.attach_runtime(self)
+        self.prober = Prober(self.clock, fire=self._fire, kill=self._probe_kill,
+                             on_started=self._probe_started, listening=self._program_listening)
         self.client.watch("Pod", self._on_pod)
 
     # ------------------------------------------------------------------ public
@@ -205,6 +208,7 @@ class Kubelet:
                 worker.cancel_timers()
                 worker.done = True
                 del self._pods[uid]
+                self.prober.forget(uid)
                 self._by_node.get(worker.node, {}).pop(uid, None)
                 key = (worker.namespace, worker.name)
                 if self._uids.get(key) == uid:
@@ -217,6 +221,8 @@ class Kubelet:
         if worker.done:
             return
         if (pod.get("status") or {}).get("phase") in TERMINAL_PHASES:
+            if worker.failed_reason is not None:
+                return  # this kubelet failed it (active deadline) and is stopping its containers
             worker.cancel_timers()  # someone else (PodGC, an evictor) made it terminal: it stays so
             worker.done = True
         elif meta.get("deletionTimestamp") is not None:
@@ -319,8 +325,58 @@ class Kubelet:
         worker.sandbox_ready = True
         self.network.sandbox_created(worker.uid, pod, worker.node, worker.pod_ip)
         timings = worker.timings
+        program = timings.program
+        by_program = (next((c for c in worker.containers if runs_program(worker, c)), None)
+                      if program is not None and program.ready is not None else None)
+        self.prober.add_pod(worker, readiness_by_rule=timings.ready is not None,
+                            readiness_by_program=by_program)
+        if worker.active_deadline is not None:
+            self._after(worker, worker.timers, max(worker.active_deadline, 0.0), self._deadline_exceeded)
+        if timings.pull_failures > 0:
+            self._after(worker, worker.timers, timings.pull + worker.jitters[0], self._pull_failed, 1)
+            return
         delay = timings.pull + worker.jitters[0] + timings.start + worker.jitters[1]
         self._after(worker, worker.timers, delay, self._advance_init)
+
+    # ------------------------------------------------------------------ image pull failures
+    def _pulling(self, worker: PodWorker) -> list[ContainerRun]:
+        """The containers whose image the kubelet pulls first: the first init container, else all."""
+        return worker.init_containers[:1] if worker.init_containers else worker.containers
+
+    def _pull_failed(self, worker: PodWorker, attempt: int) -> None:
+        """Pull ``attempt`` failed (``pkg/kubelet/images/image_manager.go``: ``ErrImagePull``); the image
+        back-off (10 s doubling to 300 s, ``flowcontrol.Backoff``) starts now. The pod worker re-syncs
+        after ``backOffPeriod`` (10 s; its jitter is not modelled): within the back-off the container
+        shows ``ImagePullBackOff`` until it ends, after it the pull is retried at once."""
+        for c in self._pulling(worker):
+            c.waiting_reason = "ErrImagePull"
+            c.waiting_message = pull_error_message(c.image)
+        backoff = capped_backoff(BACKOFF_BASE, attempt - 1, MAX_CONTAINER_BACKOFF)
+        self._after(worker, worker.timers, BACKOFF_BASE, self._pull_resync, attempt, self.clock.now + backoff)
+
+    def _pull_resync(self, worker: PodWorker, attempt: int, retry_at: float) -> None:
+        now = self.clock.now
+        if now >= retry_at:
+            self._pull_retry(worker, attempt)
+            return
+        for c in self._pulling(worker):
+            c.waiting_reason = "ImagePullBackOff"
+            c.waiting_message = f'Back-off pulling image "{c.image}"'
+        self._after(worker, worker.timers, retry_at - now, self._pull_retry, attempt)
+
+    def _pull_retry(self, worker: PodWorker, attempt: int) -> None:
+        timings = worker.timings
+        if attempt < timings.pull_failures:
+            self._after(worker, worker.timers, timings.pull, self._pull_failed, attempt + 1)
+            return
+        self._after(worker, worker.timers, timings.pull + timings.start, self._pulled)
+
+    def _pulled(self, worker: PodWorker) -> None:
+        """The pull finally succeeded: the containers start as after a first-time pull."""
+        default = "PodInitializing" if worker.init_containers else "ContainerCreating"
+        for c in self._pulling(worker):
+            c.waiting_reason, c.waiting_message = default, None
+        self._advance_init(worker)
 
     def _advance_init(self, worker: PodWorker) -> None:
         """Start init containers in order (a sidecar only has to be started, a regular one to have exited
@@ -362,23 +418,21 @@ class Kubelet:
         program = timings.program if c.role == REGULAR and runs_program(worker, c) else None
         if c.role == INIT:
             c.started = True
-        else:
-            if program is not None and program.ready is not None:
-                started_delay, ready_delay = 0.0, math.inf  # the program marks it ready
-            elif timings.ready is not None:
-                started_delay, ready_delay = 0.0, timings.ready + jitters[2]
-            elif program is not None:
-                started_delay, ready_delay = program_probe_delays(c.spec, program.listen,
-                                                                  program.startup + jitters[5])
-            else:
-                started_delay, ready_delay = probe_delays(c.spec)
-            c.started = started_delay <= 0
-            if not c.started:
-                self._after(worker, c.timers, started_delay, self._container_started, c, run)
-            self._after(worker, c.timers, ready_delay, self._container_ready, c, run)
+        elif program is not None and program.ready is not None:
+            c.started = True  # the program marks it ready (program_ready)
+        elif timings.ready is not None:
+            c.started = True
+            self._after(worker, c.timers, timings.ready + jitters[2], self._container_ready, c, run)
+        else:  # the probe workers decide; without a probe of a kind its answer is "yes" at once
+            c.started = not self.prober.has_probe(worker, c, STARTUP)
+            c.ready = c.started and not self.prober.has_probe(worker, c, READINESS)
+            self.prober.container_run_started(worker, c)
         if c.role == REGULAR and timings.exit_after is not None:
-            self._after(worker, c.timers, timings.exit_after + jitters[3], self._container_exited,
-                        c, run, timings.exit_code)
+            exit_after, exit_code = timings.exit_after, timings.exit_code
+            if timings.exit_runs:
+                exit_after, exit_code = timings.exit_runs[min(c.restart_count, len(timings.exit_runs) - 1)]
+            self._after(worker, c.timers, exit_after + jitters[3], self._container_exited,
+                        c, run, exit_code)
             return
         if program is not None:
             work = program.work + jitters[6] if 0 <= program.work < math.inf else program.work
@@ -399,8 +453,30 @@ class Kubelet:
             self._advance_init(worker)
 
     def _container_ready(self, worker: PodWorker, c: ContainerRun, run: int) -> None:
-        if c.run_id == run:  # probe_delays never puts readiness before startup
+        if c.run_id == run:
             c.ready = True
+
+    def _program_listening(self, worker: PodWorker, c: ContainerRun) -> tuple[int, ...] | None:
+        """For the prober: the ports ``c``'s program listens on now; ``None``: ``c`` runs no program."""
+        if not runs_program(worker, c):
+            return None
+        return self.network.listening(worker.uid, c)
+
+    def _probe_started(self, worker: PodWorker, c: ContainerRun) -> None:
+        """A startup probe succeeded: a sidecar may let the next init container start."""
+        if c.role == SIDECAR and not worker.regular_started:
+            self._advance_init(worker)
+
+    def _probe_kill(self, worker: PodWorker, c: ContainerRun, kind: str) -> None:
+        """A liveness or startup probe failed ``failureThreshold`` times: the kubelet kills the container
+        (``killContainer`` with the pod's grace period: SIGTERM, honoured after ``terminate``, else SIGKILL
+        at the deadline) and the restart policy applies as for any exit."""
+        if c.state != RUNNING or worker.terminating:
+            return
+        grace = worker.grace_period
+        stop = worker.timings.terminate
+        delay, code = (stop, SIGTERM_EXIT) if stop < grace else (float(grace), SIGKILL_EXIT)
+        self._after(worker, c.timers, delay, self._container_exited, c, c.run_id, code)
 
     def _container_exited(self, worker: PodWorker, c: ContainerRun, run: int, exit_code: int) -> None:
         if c.run_id != run or c.state != RUNNING or worker.terminating:
@@ -480,6 +556,32 @@ class Kubelet:
             c.state = TERMINATED
             c.terminated = {"exitCode": SIGKILL_EXIT, "reason": "ContainerStatusUnknown",
                             "message": UNKNOWN_MESSAGE, "startedAt": None, "finishedAt": None}
+
+    # ------------------------------------------------------------------ active deadline
+    def _deadline_exceeded(self, worker: PodWorker) -> None:
+        """``activeDeadlineHandler.ShouldEvict`` (``pkg/kubelet/active_deadline.go``): the pod has been
+        active on the node ``activeDeadlineSeconds`` since its ``startTime``. The status turns ``Failed``
+        with reason ``DeadlineExceeded`` at once, then the containers are killed with the pod's grace
+        period (SIGTERM honoured after ``terminate``, else SIGKILL) and the pod stays, Failed."""
+        if worker.terminal or worker.terminating:
+            return
+        worker.failed_reason = (DEADLINE_EXCEEDED_REASON, DEADLINE_EXCEEDED_MESSAGE)
+        worker.cancel_timers()
+        for c in worker.all_containers():
+            c.cancel_timers()
+        running = any(c.state == RUNNING for c in worker.all_containers())
+        stop = worker.timings.terminate + worker.jitters[4]
+        delay, code = (stop, SIGTERM_EXIT) if stop < worker.grace_period else \
+            (float(worker.grace_period), SIGKILL_EXIT)
+        self._after(worker, worker.timers, delay if running else 0.0, self._deadline_kill, code)
+
+    def _deadline_kill(self, worker: PodWorker, code: int) -> None:
+        for c in worker.all_containers():
+            self._settle(c, code, unknown_if_never_ran=True)
+        worker.cancel_timers()
+        worker.terminal = True
+        worker.sandbox_ready = False
+        worker.done = True
 
     # ------------------------------------------------------------------ deletion
     def _on_deletion(self, worker: PodWorker) -> None:

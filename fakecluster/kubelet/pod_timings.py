@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from fakecluster.api.objects import Obj
@@ -36,6 +36,9 @@ class PodTimings:
     exit_after: float | None = None
     """From running until the container exits; None: the command decides (``sleep N``), else never."""
     exit_code: int = 0
+    exit_runs: tuple[tuple[float, int], ...] = ()
+    """Per successive run of a container (its restart count), (exit_after, exit_code); the last entry
+    repeats. Empty: every run uses ``exit_after``/``exit_code``."""
     terminate: float = 0.0
     """After deletion: time the containers take to stop (capped by the grace period)."""
     jitter: float = 0.0
@@ -45,6 +48,13 @@ class PodTimings:
     ``schedule``, ``pull``, ``start``, ``ready``, ``exit``, ``terminate``, ``startup``, ``work``)."""
     program: ProgramSpec | None = None
     """What the pod's container runs on the network (:mod:`fakecluster.network`); None: version 1."""
+    pull_failures: float = 0
+    """How many image pulls fail (``ErrImagePull``, then ``ImagePullBackOff``) before one succeeds; each
+    attempt takes ``pull``; ``NEVER`` (inf): every pull fails."""
+    probe_fail_for: Mapping[str, float] = field(default_factory=dict)
+    """Per probe kind (``startup``, ``readiness``, ``liveness``): seconds from each container start during
+    which that probe fails (``NEVER``: always); kinds not given always succeed
+    (:func:`fakecluster.kubelet.prober.probe_succeeds`)."""
 
     def jitter_of(self, phase: str) -> float:
         """The jitter amount of one delay."""

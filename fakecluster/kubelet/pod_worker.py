@@ -108,7 +108,8 @@ class PodWorker:
     """The kubelet's per-pod state machine data. Behaviour lives in
     :class:`fakecluster.kubelet.kubelet.Kubelet`."""
 
-    __slots__ = ("conditions_built", "containers", "delete_after_sync", "done", "host_ip", "immediate",
+    __slots__ = ("active_deadline", "conditions_built", "containers", "delete_after_sync", "done",
+                 "failed_reason", "grace_period", "host_ip", "immediate",
                  "init_containers", "init_index", "jitters", "kill_at", "kill_code", "name", "namespace",
                  "node", "pod_ip", "readiness_gates", "regular_started", "restart_policy", "sandbox_ready",
                  "start_time", "stop_requested_at", "terminal", "terminating", "timers", "timings", "uid")
@@ -124,7 +125,15 @@ class PodWorker:
         self.jitters = jitters
         """Seeded extras for (pull, start, ready, exit, terminate), drawn once at admission."""
         self.restart_policy: str = spec.get("restartPolicy") or "Always"
+        grace = spec.get("terminationGracePeriodSeconds")
+        self.grace_period: int = 30 if grace is None else max(int(grace), 0)
+        """``terminationGracePeriodSeconds``: what a probe-failure kill waits before SIGKILL."""
         self.readiness_gates = [g.get("conditionType") for g in spec.get("readinessGates") or ()]
+        deadline = spec.get("activeDeadlineSeconds")
+        self.active_deadline: float | None = None if deadline is None else float(deadline)
+        """``spec.activeDeadlineSeconds`` as admitted (``pkg/kubelet/active_deadline.go``)."""
+        self.failed_reason: tuple[str, str] | None = None
+        """(reason, message) of a pod the kubelet itself failed, e.g. ``DeadlineExceeded``."""
         init_specs = spec.get("initContainers") or ()
         default_reason = "PodInitializing" if init_specs else "ContainerCreating"
         self.init_containers = [
@@ -175,6 +184,8 @@ class PodWorker:
     # ------------------------------------------------------------------ phase (getPhase)
     def phase(self) -> str:
         """``getPhase`` (pkg/kubelet/kubelet_pods.go), over our container states."""
+        if self.failed_reason is not None:
+            return "Failed"  # generateAPIPodStatus: an eviction result (active deadline) fails the pod
         pending_regular_init = pending_sidecars = failed_init = 0
         running = waiting = stopped = succeeded = 0
         for c in self.init_containers:
@@ -334,6 +345,8 @@ def build_status(worker: PodWorker, pod: Obj, stamp: str) -> Obj:
         status["podIPs"] = _ip_list(old.get("podIPs"), worker.pod_ip)
     if worker.start_time is not None:
         status["startTime"] = worker.start_time
+    if worker.failed_reason is not None:
+        status["reason"], status["message"] = worker.failed_reason
     if worker.init_containers:
         status["initContainerStatuses"] = [c.status() for c in worker.init_containers]
     # convertToAPIContainerStatuses sorts regular container statuses by name (SortedContainerStatuses).

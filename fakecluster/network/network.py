@@ -196,6 +196,15 @@ class Network:
         return answer, " (cached)" if cached else ""
 
     # ------------------------------------------------------------------ read-only view
+    def listening(self, uid: str, container: Any) -> tuple[int, ...]:
+        """The ports the program of ``container`` in pod ``uid`` listens on now (the kubelet prober's
+        tcpSocket/httpGet probes ask this at every tick)."""
+        net = self._by_uid.get(uid)
+        run = None if net is None else net.run
+        if run is None or run.container is not container or not run.listening or run.state == ENDED:
+            return ()
+        return tuple(run.spec.listen)
+
     def program_state(self, namespace: str, name: str) -> ProgramState | None:
         """The current program run of pod ``namespace/name`` (the newest pod of that name)."""
         found = None

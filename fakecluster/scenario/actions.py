@@ -63,7 +63,7 @@ class ActionPlayer:
             i, action = entry
             milestone = action.when
             assert milestone is not None
-            if milestone.kind != event.kind or milestone.event != event.event:
+            if milestone.kind != event.kind or milestone.event not in (event.event, "Finished"):
                 continue
             hit = milestone.find(self.recorder.trace, self.shapes)
             if hit is not None:
@@ -72,12 +72,22 @@ class ActionPlayer:
 
     def _fire(self, index: int, action: Action) -> None:
         where = f"actions[{index}] {action.verb} at {self.cluster.clock.now:g}s"
+        expected = action.rejected.message if action.rejected is not None else None
         try:
             self._apply(action)
         except ApiError as err:
-            self.errors.append(f"{self.path}: {where}: {err.message}")
+            if expected is None:
+                self.errors.append(f"{self.path}: {where}: {err.message}")
+            elif expected not in err.message:
+                self.errors.append(f"{self.path}: {where}: refused as expected, but the message "
+                                   f"{err.message!r} does not contain {expected!r}")
+            return
         except (LookupError, ValueError) as err:
             self.errors.append(f"{self.path}: {where}: {err.args[0]}")
+            return
+        if expected is not None:
+            self.errors.append(f"{self.path}: {where}: expected the API server to refuse it (a message "
+                               f"containing {expected!r}), but it was accepted")
 
     def apply_now(self, action: Action) -> None:
         """Apply an action at once, letting its error propagate (the Python API's ``act``)."""
@@ -131,8 +141,20 @@ class ActionPlayer:
                 kind,
                 self._namespace_for(action.delete.name),
                 action.delete.name,
-                propagation_policy="Background",
+                propagation_policy=action.delete.propagation_policy,
             )
+        elif verb == "create":
+            assert action.create is not None
+            manifest = dict(action.create)
+            if manifest.get("kind") == "JobSet":
+                manifest["kind"] = self.plugin.kind
+            self.client.create(manifest)
+        elif verb == "recoverNode":
+            assert action.recover_node is not None
+            self.cluster.node_lifecycle.recover_node(action.recover_node.node)
+        elif verb == "deleteNode":
+            assert action.delete_node is not None
+            self.client.delete("Node", "", action.delete_node.node)
         elif verb == "restartController":
             # The only valid value is the workload's controller (the format refuses any other name).
             self.controller = self.plugin.restart_controller(self.cluster, self.controller)

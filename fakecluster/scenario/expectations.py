@@ -46,6 +46,7 @@ class RunResult:
     """What each unfinished replicated job waits for (:mod:`fakecluster.scenario.diagnosis`)."""
     plugin: WorkloadPlugin | None = None
     """Resolves pod references of object assertions (slots and the current attempt)."""
+    job_events: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -81,7 +82,11 @@ def _check_one(index: int, exp: Expectation, result: RunResult, shapes: Shapes) 
         if exp.never is not None:
             return _never(index, head, exp.never, result, shapes)
         if exp.events is not None:
-            return _events(index, head, exp.events.contains, result.events)
+            check = exp.events
+            events = result.events if check.job is None else [
+                e for e in result.job_events if (e.get("regarding") or {}).get("name") == check.job]
+            return (_events(index, head, check.contains or [], events)
+                    or _absent(index, head, check.absent or [], events))
         if exp.rejected is not None:
             return _rejected(index, head, exp.rejected.message, result.rejection)
         if exp.gap is not None:
@@ -158,7 +163,12 @@ def _event_matches(partial: Mapping[str, Any], event: Mapping[str, Any]) -> bool
     subset match (``regarding: {name: mpi}``)."""
     texts = [str(event[k]) for k in ("note", "message") if event.get(k) is not None]
     for key, want in partial.items():
-        if key in ("message", "note"):
+        if key == "count":  # how often it happened: the series count, or the legacy count
+            have = (event.get("series") or {}).get("count") or event.get("deprecatedCount") \
+                or event.get("count") or 1
+            if int(want) != int(have):
+                return False
+        elif key in ("message", "note"):
             if not any(str(want) == text or str(want) in text for text in texts):
                 return False
         elif subset_match({key: want}, event):
@@ -178,6 +188,19 @@ def _events(
             recorded = ", ".join(f"{e.get('type', '?')}/{e.get('reason', '?')}" for e in events) or "none"
             return Failure(index, f"{head}: no event matching {show(partial)}{after}; recorded: {recorded}")
         position += 1
+    return None
+
+
+def _absent(
+    index: int, head: str, absent: list[dict[str, Any]], events: list[dict[str, Any]]
+) -> Failure | None:
+    """``absent``: no recorded event matches any of these."""
+    for number, partial in enumerate(absent):
+        hit = next((e for e in events if _event_matches(partial, e)), None)
+        if hit is not None:
+            note = hit.get("note") or hit.get("message") or ""
+            return Failure(index, f"{head}: absent[{number}] {show(partial)} was recorded: "
+                                  f"{hit.get('type', '?')}/{hit.get('reason', '?')} {note!r}")
     return None
 
 

@@ -27,6 +27,7 @@ from pydantic import (
     PlainValidator,
     PrivateAttr,
     Strict,
+    ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -268,6 +269,9 @@ class ClusterSpec(_Model):
     """How far the controllers' informer caches (their reads and watch events) trail the API server."""
     network: NetworkSpec = Field(default_factory=NetworkSpec)
     dns: DnsSpec = Field(default_factory=DnsSpec)
+    invariants: Bool = True
+    """Check every invariant (``fakecluster.invariants`` and the workload's) during the run; a violation
+    fails the scenario. Off only for benchmarks that measure the cluster alone."""
 
     @model_validator(mode="after")
     def _unique_node_names(self) -> ClusterSpec:
@@ -326,9 +330,74 @@ class ExitSpec(_Model):
     after: Duration = 0.0
     code: ExitCode = 0
 
+    _runs: list[ExitSpec] = PrivateAttr(default_factory=list)
+
     @property
     def never(self) -> bool:
         return math.isinf(self.after)
+
+    @property
+    def runs(self) -> list[ExitSpec]:
+        """Per successive run, when the file gave a list; empty: this one exit for every run."""
+        return self._runs
+
+
+def _exit_runs(values: list[object]) -> ExitSpec:
+    """``exit: [{after, code}, ...]``: validated item by item, with the item's path in errors."""
+    if not values:
+        raise ValueError("expected at least one {after: <duration>, code: <int>} for the runs")
+    runs = []
+    for i, value in enumerate(values):
+        if value == "never":
+            runs.append(ExitSpec.model_construct(after=NEVER, code=0))
+            continue
+        try:
+            runs.append(ExitSpec.model_validate(value))
+        except ValidationError as err:
+            first = err.errors()[0]
+            loc = "".join(f".{part}" if isinstance(part, str) else f"[{part}]" for part in first["loc"])
+            raise FieldProblem(first["msg"], f"[{i}]{loc}") from None
+    spec = ExitSpec.model_construct(after=runs[0].after, code=runs[0].code)
+    spec._runs = runs
+    return spec
+
+
+class ProbeBehaviour(_Model):
+    """How one probe kind answers: it fails during the first ``failFor`` of every container run."""
+
+    fail_for: DurationOrNever
+
+
+class ProbeRules(_Model):
+    """``probes: {startup|readiness|liveness: {failFor: <duration>|never}}`` (see the kubelet's prober)."""
+
+    startup: ProbeBehaviour | None = None
+    readiness: ProbeBehaviour | None = None
+    liveness: ProbeBehaviour | None = None
+
+    def fail_for(self) -> dict[str, float]:
+        return {kind: rule.fail_for for kind in ("startup", "readiness", "liveness")
+                if (rule := getattr(self, kind)) is not None}
+
+
+MAX_PULL_FAILURES = 1_000_000
+"""At the 300 s back-off cap a million failed pulls take ~9.5 years of virtual time, so a larger count is
+``always`` in all but name; the bound also keeps the count a float without overflow (hostile input)."""
+
+
+def _pull_failures(value: object) -> float:
+    """``pullFailures``: how many image pulls fail before one succeeds, or ``always``."""
+    if value == "always":
+        return NEVER
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"expected a non-negative integer or 'always', got {value!r}")
+    if value > MAX_PULL_FAILURES:
+        raise ValueError(f"expected at most {MAX_PULL_FAILURES:,} failed pulls "
+                         "(use 'always' for an image that never arrives)")
+    return float(value)
+
+
+PullFailures = Annotated[float, PlainValidator(_pull_failures)]
 
 
 class PodRule(_Model):
@@ -340,9 +409,13 @@ class PodRule(_Model):
     start: Duration | None = None
     ready: DurationOrNever | None = None
     exit: ExitSpec | None = None
+    """One exit for every run of the container, or a list: one per successive run (its restarts), the
+    last repeating (kept in :attr:`ExitSpec.runs`)."""
     terminate: Duration | None = None
     jitter: Jitter | None = None
     program: ProgramModel | None = None
+    probes: ProbeRules | None = None
+    pull_failures: PullFailures | None = None
 
     @model_validator(mode="after")
     def _exit_or_program(self) -> PodRule:
@@ -357,10 +430,13 @@ class PodRule(_Model):
             return ExitSpec.model_construct(after=NEVER, code=0)
         if isinstance(value, str):
             raise ValueError(f"expected {{after: <duration>, code: <int>}} or 'never', got {value!r}")
+        if isinstance(value, list):
+            return _exit_runs(value)
         return value
 
 
-_TIMING_FIELDS = ("schedule", "pull", "start", "ready", "exit", "terminate", "jitter")
+_TIMING_FIELDS = ("schedule", "pull", "start", "ready", "exit", "terminate", "jitter", "probes",
+                  "pull_failures")
 
 
 @dataclass(frozen=True, slots=True)
@@ -375,6 +451,8 @@ class ResolvedPodRule:
     terminate: float | None = None
     jitter: float | dict[str, float] | None = None
     program: ProgramModel | None = None
+    probes: ProbeRules | None = None
+    pull_failures: float | None = None
 
 
 def resolve_pod_rule(rules: list[PodRule], pod: PodIdentity) -> ResolvedPodRule:
@@ -440,11 +518,24 @@ class FailNode(_Model):
     node: str
 
 
+class DeleteTarget(ObjectTarget):
+    """``delete``: the object, and how its dependents go (``kubectl delete --cascade``)."""
+
+    propagation_policy: Literal["Background", "Foreground", "Orphan"] = "Background"
+
+
 _VERBS = {
     "suspend": "suspend", "resume": "resume", "fail_pod": "failPod", "delete_pod": "deletePod",
     "evict_pod": "evictPod", "fail_node": "failNode", "patch": "patch", "delete": "delete",
-    "restart_controller": "restartController",
+    "restart_controller": "restartController", "recover_node": "recoverNode", "delete_node": "deleteNode",
+    "create": "create",
 }  # fmt: skip
+
+
+class RejectedAction(_Model):
+    """``rejected: {message: <substring>}`` on an action: the write must be refused."""
+
+    message: str
 
 
 class Action(_Model):
@@ -459,9 +550,14 @@ class Action(_Model):
     delete_pod: PodTarget | None = None
     evict_pod: PodTarget | None = None
     fail_node: FailNode | None = None
+    recover_node: FailNode | None = None
+    delete_node: FailNode | None = None
     patch: Patch | None = None
-    delete: ObjectTarget | None = None
+    delete: DeleteTarget | None = None
+    create: Manifest | None = None
     restart_controller: ControllerName | None = None
+    rejected: RejectedAction | None = None
+    """The API server must refuse the action, with a message containing ``rejected.message``."""
 
     @model_validator(mode="after")
     def _one_trigger_one_verb(self) -> Action:
@@ -537,7 +633,18 @@ STATE_KEYS = ("jobset", "jobsets", "count", *OBJECT_CHECK_KINDS)
 
 
 class EventsCheck(_Model):
-    contains: list[dict[str, Any]] = Field(min_length=1)
+    """Events of the JobSet, or with ``job:`` of that Job: ``contains`` in order (subsequence), items may
+    give ``count``; ``absent``: none may match."""
+
+    job: str | None = None
+    contains: list[dict[str, Any]] | None = Field(None, min_length=1)
+    absent: list[dict[str, Any]] | None = Field(None, min_length=1)
+
+    @model_validator(mode="after")
+    def _something(self) -> EventsCheck:
+        if self.contains is None and self.absent is None:
+            raise ValueError("give contains or absent (or both)")
+        return self
 
 
 class Rejected(_Model):
@@ -671,11 +778,13 @@ class Scenario(_Model):
             return self
         known = [n for pool in self.cluster.nodes for n in pool.node_names()]
         for i, action in enumerate(self.actions):
-            if action.fail_node is not None and action.fail_node.node not in known:
-                raise FieldProblem(
-                    f"no node named '{action.fail_node.node}' (nodes: {', '.join(known) or 'none'})",
-                    f"actions[{i}].failNode.node",
-                )
+            for verb, target in (("failNode", action.fail_node), ("recoverNode", action.recover_node),
+                                 ("deleteNode", action.delete_node)):
+                if target is not None and target.node not in known:
+                    raise FieldProblem(
+                        f"no node named '{target.node}' (nodes: {', '.join(known) or 'none'})",
+                        f"actions[{i}].{verb}.node",
+                    )
         return self
 
     def manifests(self) -> list[dict[str, Any]]:

@@ -44,7 +44,8 @@ JOBSET_CONDITIONS = (
     "StartupPolicyCompleted",
     "RestartingJobSet",
 )
-JOBSET_MILESTONE_EVENTS = (*JOBSET_CONDITIONS, "Restarted")
+JOBSET_MILESTONE_EVENTS = (*JOBSET_CONDITIONS, "Restarted", "Finished")
+"""``Finished``: the first of ``Completed`` and ``Failed`` (the JobSet reached a terminal state)."""
 
 _NAME = r"[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?"
 _TARGET = re.compile(rf"(?:(?P<jobset>{_NAME})/)?(?P<rjob>{_NAME})(?:\[(?P<ji>\d+)(?:/(?P<pi>\d+))?\])?")
@@ -112,7 +113,11 @@ class Milestone:
         return None
 
     def _matches(self, event: TraceEvent) -> bool:
-        if event.kind != self.kind or event.event != self.event:
+        if event.kind != self.kind:
+            return False
+        if event.event != self.event and not (
+            self.event == "Finished" and event.kind == "JobSet" and event.event in ("Completed", "Failed")
+        ):
             return False
         if self.kind == "JobSet":
             return self.jobset is None or self.jobset in (event.name, event.jobset)

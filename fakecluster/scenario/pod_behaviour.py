@@ -89,9 +89,12 @@ class PodBehaviour:
             ready=rule.ready,
             exit_after=rule.exit.after if rule.exit is not None else None,
             exit_code=rule.exit.code if rule.exit is not None else 0,
+            exit_runs=tuple((e.after, e.code) for e in (rule.exit.runs if rule.exit else ())),
             terminate=rule.terminate or 0.0,
             jitter=0.0 if jitter is not None else (rule.jitter or 0.0),  # type: ignore[arg-type]
             jitter_by_phase=tuple(sorted(jitter.items())) if jitter else (),
             program=program_spec(rule.program, identity, self.networks.get(identity.jobset or ""))
             if rule.program is not None else None,
+            probe_fail_for=rule.probes.fail_for() if rule.probes is not None else {},
+            pull_failures=rule.pull_failures or 0,
         )

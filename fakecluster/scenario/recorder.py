@@ -49,6 +49,9 @@ class TraceRecorder:
         self.trace: list[TraceEvent] = []
         self.events: list[Obj] = []
         self._event_index: dict[str, int] = {}
+        self.job_events: list[Obj] = []
+        """Events regarding Jobs (the Job controller's), in creation order, each its latest version."""
+        self._job_event_index: dict[str, int] = {}
         self._writes = hashlib.sha256()
         self._write_log: list[str] = []
         """Lines not hashed yet: hashing in batches costs a fraction of one ``update`` per write."""
@@ -197,14 +200,19 @@ class TraceRecorder:
             return
         obj = event.object
         regarding = obj.get("regarding") or obj.get("involvedObject") or {}
-        if regarding.get("kind") != self.plugin.kind:
+        kind = regarding.get("kind")
+        if kind == self.plugin.kind:
+            events, index = self.events, self._event_index
+        elif kind == "Job":
+            events, index = self.job_events, self._job_event_index
+        else:
             return
         name = obj["metadata"]["name"]
-        if name in self._event_index:
-            self.events[self._event_index[name]] = obj
+        if name in index:
+            events[index[name]] = obj
         else:
-            self._event_index[name] = len(self.events)
-            self.events.append(obj)
+            index[name] = len(events)
+            events.append(obj)
 
 
 def _slot_fields(slot: Slot | None) -> SlotFields:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import os
 import traceback
 from collections.abc import Callable, Mapping
@@ -21,6 +22,7 @@ from fakecluster import wallclock_freeze as wallclock
 from fakecluster.api.objects import Obj
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.cluster import Cluster, ClusterConfig
+from fakecluster.invariants import InvariantMonitor, kubernetes_invariants
 from fakecluster.scenario.discovery import discover
 from fakecluster.scenario.errors import ScenarioError, combine, escape_control
 from fakecluster.scenario.expectations import RunResult, check
@@ -151,6 +153,7 @@ def run_scenario(
     limits: RunLimits | None = None,
     observe: Observe | None = None,
     progress: ProgressCallback | None = None,
+    invariants: bool | None = None,
 ) -> ScenarioResult:
     """Load, play and check one scenario (every seed of a ``sweep``): a file path, or the file's content
     as a mapping.
@@ -160,7 +163,8 @@ def run_scenario(
     per seed. ``limits`` carries the command line's bounds (:mod:`fakecluster.scenario.limits`);
     ``observe`` is called for every run (each seed of a sweep). Bad input becomes a failed result listing
     every problem, each a located line; anything unexpected becomes an "internal error" of this scenario
-    alone (:func:`_internal_error`); never an exception."""
+    alone (:func:`_internal_error`); never an exception. ``invariants`` overrides the scenario's
+    ``cluster.invariants``."""
     started = wallclock.real_perf_counter()
     limits = limits or RunLimits()
     path = None if isinstance(source, Mapping) else Path(source)
@@ -180,7 +184,8 @@ def run_scenario(
     if seed is not None and seed != scenario.seed:
         scenario = scenario.model_copy(update={"seed": seed})
     plugin = plugin or load_plugin()
-    play = functools.partial(play_seed, observe=observe, limits=limits, progress=progress)
+    play = functools.partial(play_seed, observe=observe, limits=limits, progress=progress,
+                             invariants=invariants)
     if scenario.sweep is not None:
         from fakecluster.scenario.sweep import run_sweep
 
@@ -197,6 +202,7 @@ def play_seed(
     observe: Observe | None = None,
     limits: RunLimits | None = None,
     progress: ProgressCallback | None = None,
+    invariants: bool | None = None,
 ) -> ScenarioResult:
     """Play a loaded scenario with ``seed`` (the file's own, or one of its sweep's): the same run as
     the file with ``seed: <seed>`` and no ``sweep`` key. A plain function of its arguments, so a sweep
@@ -208,6 +214,7 @@ def play_seed(
     try:
         run = ScenarioRun(scenario, path, plugin, limits)
         run.observe = observe
+        run.invariants = invariants
         with running():
             outcome = run.play(progress=progress)
     except ScenarioError as err:
@@ -271,6 +278,8 @@ class ScenarioRun:
         self.path = path
         self.plugin = plugin
         self.limits = limits or RunLimits()
+        self.invariants: bool | None = None
+        """None: as the scenario says (``cluster.invariants``, default on); a bool overrides it."""
         self.manifests = scenario.manifests()
         self.shapes: dict[str, dict[str, RJobShape]] = {}
         self.networks: dict[str, JobSetNetwork] = {}
@@ -366,6 +375,16 @@ class ScenarioRun:
         self.client = session.client
         self.recorder = session.recorder
         self.actions = session.actions
+        monitor = self._monitor(cluster)
+        if monitor is not None:
+            advance = cluster.clock.on_advance  # the session's: wall-clock freeze (and progress)
+
+            def on_advance(when: float) -> None:
+                if advance is not None:
+                    advance(when)
+                monitor.on_advance(when)
+
+            cluster.clock.on_advance = on_advance
         self.actions.schedule(self.scenario.actions)
         expects_rejection = any(e.kind == "rejected" for e in self.scenario.expect)
         for i, manifest in enumerate(self.manifests):
@@ -386,6 +405,8 @@ class ScenarioRun:
         if stopped_by_until:
             cluster.clock.advance_to(until)  # stopped by `until`, not by quiescence: the run ends at `until`
         final = self._snapshot(cluster.clock.now)
+        if monitor is not None:
+            monitor.finish()
         trace = list(self.recorder.trace)
         events = list(self.recorder.events)
         virtual_end = cluster.clock.now
@@ -399,6 +420,7 @@ class ScenarioRun:
             final=final,
             snapshots=snapshots,
             events=events,
+            job_events=list(self.recorder.job_events),
             rejection="\n".join(self.rejections) or None,
             virtual_end=virtual_end,
             seed=self.scenario.seed,
@@ -407,12 +429,13 @@ class ScenarioRun:
             plugin=self.plugin,
         )
         failures = check(self.scenario, result, shapes=self.shapes)
-        messages = [f.summary for f in failures] + action_errors
+        violations = [str(v) for v in monitor.violations] if monitor is not None else []
+        messages = [f.summary for f in failures] + action_errors + violations
         report = ""
         if messages:
             report = render_failure(self.scenario, result, failures, self.shapes)
-            if action_errors:
-                report = "\n".join(action_errors) + "\n" + report
+            if action_errors or violations:
+                report = "\n".join(action_errors + violations) + "\n" + report
         if stuck:
             report = (report + "\n" if report else "") + "stuck diagnosis:\n" + _indent(diagnosis)
         return ScenarioResult(
@@ -462,6 +485,27 @@ class ScenarioRun:
                 found.extend((exp.gap.from_, exp.gap.to))
         found.extend(a.when for a in self.scenario.actions if a.when is not None)
         return found
+
+    def _monitor(self, cluster: Cluster) -> InvariantMonitor | None:
+        """Invariants are on unless the scenario (``cluster.invariants: false``) or the caller turns them
+        off; they only read, so the trace is the same either way."""
+        enabled = self.invariants if self.invariants is not None else self.scenario.cluster.invariants
+        if not enabled:
+            return None
+        plugin_invariants = getattr(self.plugin, "invariants", None)
+        workload = plugin_invariants() if callable(plugin_invariants) else []
+        spec = self.scenario.cluster
+        latencies = spec.latency.model_dump()
+        # "quiet" must outlast every reaction still on its way: the Job controller's 1 s batching plus
+        # each configured controller latency and the informer lag.
+        window = 1.0 + sum(v for v in latencies.values() if isinstance(v, (int, float))) + spec.informer_lag
+        if spec.faults.conflict_rate > 0:
+            # a Conflict is retried after a rate-limited back-off of any length: quiet only when nothing
+            # at all is left to run
+            window = math.inf
+        return InvariantMonitor(
+            cluster.server, cluster.clock, [*kubernetes_invariants(), *workload], quiet_window=window
+        )
 
     def _manifest_path(self, index: int) -> str:
         return "jobset" if self.scenario.jobset is not None else f"jobsets[{index}]"

@@ -7,7 +7,10 @@ Reproduces kube-scheduler's observable behaviour (reference: shared/reference/ku
   plus ``ClusterConfig.scheduler_latency``.
 - Filters, in the default plugin order (``pkg/scheduler/apis/config/v1/default_plugins.go``):
   NodeUnschedulable, TaintToleration, NodeAffinity (``nodeSelector`` and required node affinity),
-  NodeResourcesFit. As in the framework's ``RunFilterPlugins``, a node reports the reasons of its first
+  NodeResourcesFit, PodTopologySpread and InterPodAffinity (:mod:`.interpod`: counts over the bound
+  pods, computed once per cycle and only when the pod has required pod (anti-)affinity or
+  ``DoNotSchedule`` spread constraints, or some bound pod has required anti-affinity). As in the
+  framework's ``RunFilterPlugins``, a node reports the reasons of its first
   failing plugin only; NodeResourcesFit reports every insufficient resource
   (``pkg/scheduler/framework/plugins/noderesources/fit.go fitsRequest``).
 - Score: LeastAllocated over cpu and memory with the scheduler's non-zero defaults for pods that request
@@ -17,7 +20,9 @@ Reproduces kube-scheduler's observable behaviour (reference: shared/reference/ku
 - A pod that fits nowhere gets ``PodScheduled=False``, reason ``Unschedulable``, with the upstream
   ``FitError`` message (``pkg/scheduler/framework/types.go``) and the DefaultPreemption post-filter
   message; it is parked and retried only when a cluster event could make it fit (a pod on some node
-  finished or went away, a node was added or changed), after the scheduling-queue back-off
+  finished or went away, a node was added or changed; for a pod that failed an inter-pod filter, also
+  a pod was bound: the queueing hints of InterPodAffinity/PodTopologySpread), after the scheduling-queue
+  back-off
   (1 s doubling to 10 s since its last attempt: ``DefaultPodInitialBackoffDuration`` /
   ``DefaultPodMaxBackoffDuration``). There is no polling.
 
@@ -49,6 +54,13 @@ from fakecluster.scheduler.filters import (
     pod_request,
     scheduling_signature,
 )
+from fakecluster.scheduler.interpod import (
+    InterPodState,
+    PlacedPod,
+    PodConstraints,
+    prefilter,
+    required_terms,
+)
 
 if TYPE_CHECKING:
     from fakecluster.cluster import Cluster
@@ -68,12 +80,15 @@ class _QueuedPod:
     last_attempt: float = 0.0
     reserved_on: str | None = None
     """Node on which the last retry pass counted this pod in, to let the right number of pods retry."""
+    interpod: bool = False
+    """Parked in ``Scheduler._interpod_parked`` (an inter-pod filter failed) rather than by signature."""
 
 
 @dataclass(slots=True)
 class _Assigned:
     node: str
     request: PodRequest
+    placed: PlacedPod
     released: bool = False
 
 
@@ -94,6 +109,11 @@ class Scheduler:
         """Bound pods by uid and the node whose tally they are in."""
         self._changed_nodes: dict[str, None] = {}
         self._flush_pending = False
+        self._with_anti: dict[str, None] = {}
+        """Bound, unreleased pods with required pod anti-affinity (``PodsWithRequiredAntiAffinity``)."""
+        self._interpod_parked: dict[tuple[str, str], None] = {}
+        """Unschedulable pods that failed an inter-pod filter: a bound pod coming or going may let them in."""
+        self._interpod_wake = False
         self.controller = Controller(self.clock, "scheduler", self._schedule_one,
                                      latency=cluster.config.scheduler_latency)
         for node in self.client.list("Node", readonly=True):
@@ -139,7 +159,7 @@ class Scheduler:
             elif uid not in self._assigned:
                 queued = self._queued.get(key)
                 request = queued.request if queued is not None and queued.uid == uid else pod_request(spec)
-                self._assume(uid, node, request)
+                self._assume(uid, node, request, pod)
             self._drop(key, uid)
             return
         if meta.get("deletionTimestamp") is not None or not self._wants(spec):
@@ -177,6 +197,10 @@ class Scheduler:
             self._unpark(key, queued)
 
     def _unpark(self, key: tuple[str, str], queued: _QueuedPod) -> None:
+        if queued.interpod:
+            queued.interpod = False
+            self._interpod_parked.pop(key, None)
+            return
         if queued.signature is None:
             return  # never parked
         group = self._parked.get(queued.signature)
@@ -186,13 +210,21 @@ class Scheduler:
                 del self._parked[queued.signature]
 
     # ------------------------------------------------------------------ allocation tally
-    def _assume(self, uid: str, node_name: str, request: PodRequest) -> None:
+    def _assume(self, uid: str, node_name: str, request: PodRequest, pod: Obj) -> None:
         if uid in self._assigned:
             return
-        self._assigned[uid] = _Assigned(node_name, request)
+        meta = pod["metadata"]
+        namespace = meta.get("namespace", "")
+        anti = required_terms(namespace, pod["spec"], "podAntiAffinity")
+        self._assigned[uid] = _Assigned(node_name, request,
+                                        PlacedPod(namespace, meta.get("labels") or {}, node_name, anti))
+        if anti:
+            self._with_anti[uid] = None
         node = self._nodes.get(node_name)
         if node is not None:
             node.add(request, +1)
+        if self._interpod_parked:
+            self._wake_interpod()
 
     def _release(self, uid: str, *, forget: bool = False) -> None:
         """A bound pod finished or went away: its node's resources are free again."""
@@ -200,6 +232,7 @@ class Scheduler:
         if assigned is None or assigned.released:
             return
         assigned.released = True
+        self._with_anti.pop(uid, None)
         node = self._nodes.get(assigned.node)
         if node is not None:
             node.add(assigned.request, -1)
@@ -208,9 +241,17 @@ class Scheduler:
     def _capacity_changed(self, node_name: str) -> None:
         """Queue a single retry pass over parked pods for this instant (``MoveAllToActiveOrBackoffQueue``
         on an assigned-pod-delete / node-add / node-update event)."""
+        if self._interpod_parked:
+            self._wake_interpod()
         if not self._parked:
             return
         self._changed_nodes[node_name] = None
+        if not self._flush_pending:
+            self._flush_pending = True
+            self.clock.call_soon(self._flush_unschedulable)
+
+    def _wake_interpod(self) -> None:
+        self._interpod_wake = True
         if not self._flush_pending:
             self._flush_pending = True
             self.clock.call_soon(self._flush_unschedulable)
@@ -225,6 +266,10 @@ class Scheduler:
         the group's scan, so a pass costs O(groups + moved pods), not O(parked pods).
         """
         self._flush_pending = False
+        if self._interpod_wake:
+            self._interpod_wake = False
+            for key in list(self._interpod_parked):
+                self._requeue_after_backoff(key, self._queued[key])
         changed = [self._nodes[n] for n in self._changed_nodes if n in self._nodes]
         self._changed_nodes.clear()
         reservations: list[tuple[NodeInfo, PodRequest]] = []
@@ -238,12 +283,18 @@ class Scheduler:
                 reservations.append((node, queued.request))
                 queued.reserved_on = node.name
                 del group[key]
-                backoff = capped_backoff(INITIAL_BACKOFF, queued.attempts - 1, MAX_BACKOFF)
-                self.controller.enqueue(key, after=max(queued.last_attempt + backoff - self.clock.now, 0.0))
+                self._requeue_after_backoff(key, queued)
             if not group:
                 del self._parked[signature]
         for node, request in reservations:
             node.add(request, -1)
+
+    def _requeue_after_backoff(self, key: tuple[str, str], queued: _QueuedPod) -> None:
+        if queued.interpod:
+            queued.interpod = False
+            del self._interpod_parked[key]
+        backoff = capped_backoff(INITIAL_BACKOFF, queued.attempts - 1, MAX_BACKOFF)
+        self.controller.enqueue(key, after=max(queued.last_attempt + backoff - self.clock.now, 0.0))
 
     # ------------------------------------------------------------------ scheduling cycle
     def _schedule_one(self, key: Hashable) -> None:
@@ -266,8 +317,18 @@ class Scheduler:
         best: NodeInfo | None = None
         best_score = -math.inf
         failures: list[tuple[list[str], bool]] = []
+        constraints = PodConstraints.of(pod) if _has_interpod_constraints(spec) else None
+        if constraints is not None and not constraints.any:
+            constraints = None  # only preferred terms or ScheduleAnyway constraints: no filter
+        state: InterPodState | None = None
+        interpod_failed = constraints is not None
         for node in self._nodes.values():
             reasons, unresolvable = filter_node(spec, queued.request, node)
+            if not reasons and (constraints is not None or self._with_anti):
+                if state is None:
+                    state = self._prefilter(pod, constraints)
+                reasons, unresolvable = state.filter(node)
+                interpod_failed = interpod_failed or bool(reasons)
             if reasons:
                 failures.append((reasons, unresolvable))
                 continue
@@ -277,14 +338,24 @@ class Scheduler:
         if reserved_on is not None and (best is None or best.name != reserved_on):
             self._capacity_changed(reserved_on)  # the room counted for this pod is free for another
         if best is None:
-            if queued.signature is None:
-                queued.signature = scheduling_signature(queued.spec, queued.request)
-            self._parked.setdefault(queued.signature, {})[key] = None  # type: ignore[index]
+            if interpod_failed:
+                queued.interpod = True
+                self._interpod_parked[key] = None  # type: ignore[index]
+            else:
+                if queued.signature is None:
+                    queued.signature = scheduling_signature(queued.spec, queued.request)
+                self._parked.setdefault(queued.signature, {})[key] = None  # type: ignore[index]
             self._record_failure(pod, fit_error_message(len(self._nodes), failures))
             return
         self.client.bind(namespace, name, best.name)
-        self._assume(queued.uid, best.name, queued.request)
+        self._assume(queued.uid, best.name, queued.request, pod)
         self._drop(key, queued.uid)  # type: ignore[arg-type]
+
+    def _prefilter(self, pod: Obj, constraints: PodConstraints | None) -> InterPodState:
+        constraints = constraints or PodConstraints.of(pod)
+        placed = (a.placed for a in self._assigned.values() if not a.released) if constraints.any else ()
+        with_anti = (self._assigned[uid].placed for uid in self._with_anti)
+        return prefilter(constraints, pod["spec"], placed, with_anti, self._nodes)
 
     def _record_failure(self, pod: Obj, message: str) -> None:
         """``PodScheduled=False/Unschedulable`` via the status subresource (``updatePod`` in
@@ -304,3 +375,11 @@ class Scheduler:
         update = dict(pod)
         update["status"] = new_status
         self.client.update_status(update, readonly=True)
+
+
+def _has_interpod_constraints(spec: Obj) -> bool:
+    """Whether a pod spec may have required pod (anti-)affinity or spread constraints (cheap test)."""
+    if spec.get("topologySpreadConstraints"):
+        return True
+    affinity = spec.get("affinity")
+    return bool(affinity) and bool(affinity.get("podAffinity") or affinity.get("podAntiAffinity"))

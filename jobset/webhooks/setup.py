@@ -20,11 +20,20 @@ from fakecluster.apiserver.server import ApiServer
 from jobset.api.v1alpha2 import jobset_types as api
 from jobset.api.v1alpha2.crd import JobSetStrategy
 from jobset.features import FeatureGates
+from jobset.webhooks.apimachinery import invalid
 from jobset.webhooks.jobset_webhook.create import validate_create
 from jobset.webhooks.jobset_webhook.defaulting import default_jobset
 from jobset.webhooks.jobset_webhook.update import validate_update
+from jobset.webhooks.pod_webhook import (
+    MUTATING_POD_WEBHOOK_NAME,
+    VALIDATING_POD_WEBHOOK_NAME,
+    PodWebhook,
+    WebhookDenied,
+)
+from jobset.webhooks.unsupported import unsupported_features
 
-__all__ = ["MUTATING_WEBHOOK_NAME", "VALIDATING_WEBHOOK_NAME", "jobset_resource_type", "register"]
+__all__ = ["MUTATING_WEBHOOK_NAME", "VALIDATING_WEBHOOK_NAME", "jobset_resource_type", "register",
+           "register_pod_webhooks"]
 
 MUTATING_WEBHOOK_NAME = "mjobset.kb.io"
 """Path ``/mutate-jobset-x-k8s-io-v1alpha2-jobset``, verbs: create, failurePolicy: Fail."""
@@ -71,8 +80,38 @@ def register(server: ApiServer, gates: FeatureGates, rng: random.Random) -> None
             validate_create(obj, gates, rng, lookup_pvc)
         elif operation == "UPDATE" and old is not None:
             validate_update(obj, old, gates)
+        refused = unsupported_features(obj, gates)
+        if refused:
+            raise invalid(api.KIND, api.GROUP, str((obj.get("metadata") or {}).get("name") or ""), refused)
 
     server.register_admission(api.KIND, MUTATING_WEBHOOK_NAME, mutating=mutate, operations=("CREATE",))
     server.register_admission(
         api.KIND, VALIDATING_WEBHOOK_NAME, validating=validate, operations=("CREATE", "UPDATE")
     )
+    register_pod_webhooks(server)
+
+
+def register_pod_webhooks(server: ApiServer) -> None:
+    """``setupWebhookForPod``: ``mpod.kb.io`` and ``vpod.kb.io`` on pod CREATE. The defaulting hook only
+    adds a label, pod (anti-)affinity terms or a nodeSelector entry, all schema-valid, and copies what it
+    changes, so the Job controller's vouched-for, donated pod creates stay cheap."""
+    webhook = PodWebhook(server)
+
+    def denied(err: WebhookDenied) -> ApiError:
+        return ApiError(403, "Forbidden", str(err))  # controller-runtime's admission.Denied
+
+    def mutate(operation: str, obj: Obj, old: Obj | None) -> Obj | None:
+        try:
+            return webhook.default(obj)
+        except WebhookDenied as err:
+            raise denied(err) from None
+
+    def validate(operation: str, obj: Obj, old: Obj | None) -> None:
+        try:
+            webhook.validate_create(obj)
+        except WebhookDenied as err:
+            raise denied(err) from None
+
+    server.register_admission("Pod", MUTATING_POD_WEBHOOK_NAME, mutating=mutate, operations=("CREATE",),
+                              keeps_schema_valid=True, copies_on_write=True)
+    server.register_admission("Pod", VALIDATING_POD_WEBHOOK_NAME, validating=validate, operations=("CREATE",))

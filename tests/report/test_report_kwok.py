@@ -203,3 +203,20 @@ def test_programs_dns_faults_and_actions_are_listed_as_not_exported(tmp_path: Pa
     assert any(line.startswith("programs and DNS effects (cluster.network, cluster.dns, pods[].program)")
                for line in lines)
     assert any(line.startswith("`sweep`") for line in lines)
+
+
+def test_fidelity_pod_rule_keys_are_listed_as_not_exported(tmp_path: Path) -> None:
+    """probes failFor, pullFailures and per-run exit lists (the fidelity scenario keys) are not staged."""
+    from fakecluster.report.kwok.export import not_exported
+
+    data = yaml.safe_load(THREE_TIER.read_text())
+    path = tmp_path / "plain.yaml"
+    path.write_text(yaml.safe_dump(data))
+    raw = {**data, "pods": [{"match": {}, "probes": {"readiness": {"failFor": "30s"}}, "pullFailures": 2,
+                             "exit": [{"after": "5s", "code": 1}, {"after": "9s", "code": 0}]}]}
+    lines = not_exported(load_scenario(path), raw)
+    assert not any("pods[].probes" in line or "pullFailures" in line for line in not_exported(
+        load_scenario(path), data))
+    assert any(line.startswith("`pods[].probes`") for line in lines)
+    assert any(line.startswith("`pods[].pullFailures`") for line in lines)
+    assert any(line.startswith("`pods[].exit` as a list") for line in lines)

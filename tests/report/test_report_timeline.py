@@ -128,7 +128,8 @@ def test_page_is_self_contained_and_links_failures(tmp_path: Path) -> None:
     html = page.read_text()
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)  # nothing fetched from anywhere
     failed = html[html.index('id="failures"'):html.index("</ul>", html.index('id="failures"'))]
-    assert "expect[5]" in failed and 'class="goto" data-t="312.21' in failed
+    # 312.655 s: the prober ticks on periodSeconds from admission (fidelity); 312.21 s before
+    assert "expect[5]" in failed and 'class="goto" data-t="312.65' in failed
     assert 'class="marker milestone"' in html
     assert len(lifecycle) > 0 and 'data-state="creating"' in html
     index = write_index(tmp_path / "report").read_text()

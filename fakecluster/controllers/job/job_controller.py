@@ -19,13 +19,13 @@ an orphaning or background deletion of a Job finish.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from fakecluster.api.objects import Obj, controller_of
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.apiserver.server import WatchEvent
-from fakecluster.clock import EPOCH, parse_rfc3339
+from fakecluster.clock import parse_rfc3339
+from fakecluster.controllers.job.events import JobEventRecorder
 from fakecluster.controllers.job.expectations import PodExpectations
 from fakecluster.controllers.job.pod_control import remove_tracking_finalizer
 from fakecluster.controllers.job.pod_view import JobPodViews
@@ -46,7 +46,6 @@ MAX_JOB_API_BACKOFF = 60.0
 status write, say) is retried after 1 s, doubling up to 1 min, for both the Job and the orphan-pod
 queue, not after controller-runtime's 5 ms."""
 
-_UNIX_NANOS_AT_EPOCH = int((EPOCH - datetime(1970, 1, 1, tzinfo=UTC)).total_seconds()) * 10**9
 
 JobKey = tuple[str, str]
 """``(namespace, name)`` of a Job."""
@@ -66,6 +65,7 @@ class JobController:
         self._client = cluster.client(COMPONENT)
         self._backoff: dict[JobKey, BackoffRecord] = {}
         self._expectations = PodExpectations(cluster.clock)
+        self._events: JobEventRecorder | None = None
         self._pod_views = JobPodViews()
         """Per Job: its pods as its syncs count them, kept current from the pod watch (see job_pod_view)."""
         self.controller = Controller(cluster.clock, COMPONENT, self._sync,
@@ -252,42 +252,12 @@ class JobController:
         return job
 
     def _record_event(self, job: Obj, event_type: str, reason: str, note: str) -> None:
-        """A Job-level event as an events.k8s.io/v1 ``Event`` (only if the kind is served).
-
-        Named ``<job>.<unix nanos in hex>`` like client-go's recorder. Per-pod ``SuccessfulCreate``
-        events are deliberately not recorded: at thousands of pods they would dominate the run time.
-        Event failures never fail a sync, as with upstream's asynchronous broadcaster.
-        """
-        if "Event" not in self._cluster.server.kinds():
-            return
-        meta = job["metadata"]
-        stamp = _UNIX_NANOS_AT_EPOCH + round(self._clock.now * 1e9)
-        event: Obj = {
-            "apiVersion": "events.k8s.io/v1",
-            "kind": "Event",
-            "metadata": {"namespace": meta.get("namespace", "")},
-            "eventTime": self._clock.micro_timestamp(),
-            "reportingController": COMPONENT,
-            "reportingInstance": COMPONENT,
-            "reason": reason,
-            "regarding": {"apiVersion": "batch/v1", "kind": "Job", "namespace": meta.get("namespace", ""),
-                          "name": meta["name"], "uid": meta["uid"],
-                          "resourceVersion": meta.get("resourceVersion", "")},
-            "note": note,
-            "type": event_type,
-            "deprecatedSource": {"component": COMPONENT},
-            "deprecatedFirstTimestamp": self._clock.timestamp(),
-            "deprecatedLastTimestamp": self._clock.timestamp(),
-            "deprecatedCount": 1,
-        }
-        for attempt in range(8):
-            event["metadata"]["name"] = f"{meta['name']}.{stamp + attempt:x}"
-            try:
-                self._client.create(event)
+        """An event on the Job through the correlating recorder (:mod:`.events`), if Events are served."""
+        if self._events is None:
+            if "Event" not in self._cluster.server.kinds():
                 return
-            except ApiError as err:
-                if err.reason != "AlreadyExists":
-                    return
+            self._events = JobEventRecorder(self._client, self._clock)
+        self._events.event(job, event_type, reason, note)
 
 
 def _managed_elsewhere(job: Obj) -> bool:

@@ -9,6 +9,7 @@ than raised, as upstream collects errors in a channel and finishes the sync's st
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from fakecluster.api.objects import Obj
@@ -56,13 +57,16 @@ class PodControl:
     """Pod create/delete/patch for one Job's sync."""
 
     def __init__(self, client: LocalClient, namespace: str, *, expectations: PodExpectations | None = None,
-                 job_name: str = "") -> None:
+                 job_name: str = "", record_event: Callable[[str, str, str], None] | None = None) -> None:
         self._client = client
         self._namespace = namespace
         self._expectations = expectations
         """Told what this sync creates and deletes (``ExpectCreations``/``ExpectDeletions``) before it does,
         and about the writes that failed, which no watch event will ever report."""
         self._job_key = (namespace, job_name)
+        self._record_event = record_event
+        """``RealPodControl.Recorder``: SuccessfulCreate/FailedCreate/SuccessfulDelete/FailedDelete on the Job
+        (``pkg/controller/controller_utils.go``), through the Job controller's correlating recorder."""
         self.error: ApiError | None = None
 
     def _fail(self, err: ApiError) -> None:
@@ -84,11 +88,17 @@ class PodControl:
                 index = pending[position] if pending else UNKNOWN_INDEX
                 position += 1
                 try:
-                    self._client.create(factory.pod(index), readonly=True, schema_valid=True, donate=True)
+                    pod = self._client.create(factory.pod(index), readonly=True, schema_valid=True,
+                                              donate=True)
                     created += 1
+                    if self._record_event is not None:
+                        self._record_event("Normal", "SuccessfulCreate",
+                                           f"Created pod: {pod['metadata']['name']}")
                 except ApiError as err:
                     self._fail(err)
                     failed = True
+                    if self._record_event is not None:
+                        self._record_event("Warning", "FailedCreate", f"Error creating: {err.message}")
             count -= batch
             if failed:
                 break
@@ -114,7 +124,13 @@ class PodControl:
                     expectations.deletion_observed(self._job_key, pod["metadata"]["name"])
                 if err.reason != "NotFound":
                     self._fail(err)
+                    if self._record_event is not None:
+                        self._record_event("Warning", "FailedDelete", f"Error deleting: {err.message}")
                     continue
+            else:
+                if self._record_event is not None:
+                    self._record_event("Normal", "SuccessfulDelete",
+                                       f"Deleted pod: {pod['metadata']['name']}")
             deleted += 1
             if is_pod_ready(pod):
                 deleted_ready += 1

@@ -111,7 +111,8 @@ class JobSync(StatusTracking):
         self.stored_status: Obj = job.get("status") or {}
         self.backoff = backoff
         self.requeue: float | None = None
-        self._pods = PodControl(client, self.namespace, expectations=expectations, job_name=self.name)
+        self._pods = PodControl(client, self.namespace, expectations=expectations, job_name=self.name,
+                                record_event=lambda kind, reason, note: record_event(job, kind, reason, note))
         self.expectations_satisfied = (expectations is None
                                        or expectations.satisfied((self.namespace, self.name)))
         """``satisfiedExpectations``: while pod writes of an earlier sync are not yet observed, skip

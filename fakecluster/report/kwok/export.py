@@ -164,6 +164,13 @@ def not_exported(scenario: Scenario, raw: Mapping[str, Any], *, probes: bool = F
     if extra:
         notes.append(f"programs and DNS effects ({', '.join(extra)}): KWOK runs no containers, so nothing "
                      "listens, connects or retries, and kwokctl clusters have no CoreDNS")
+    rules = [rule for rule in raw.get("pods") or () if isinstance(rule, dict)]
+    if any("probes" in rule for rule in rules):
+        notes.append("`pods[].probes` (failFor): KWOK runs no probes, so no probe fails, restarts or kills")
+    if any("pullFailures" in rule for rule in rules):
+        notes.append("`pods[].pullFailures`: KWOK pulls no images (no ErrImagePull, no ImagePullBackOff)")
+    if any(isinstance(rule.get("exit"), list) for rule in rules):
+        notes.append("`pods[].exit` as a list: only the first entry is staged, for every run")
     if "sweep" in raw:
         notes.append("`sweep`: one real run is one seed; repeat run.sh for a distribution")
     non_order = sorted({e.kind for e in scenario.expect if e.kind != "order"})

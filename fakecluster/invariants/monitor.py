@@ -1,0 +1,160 @@
+"""The invariant monitor: runs every invariant on the API server's watch stream and on cluster state.
+
+Invariants hold at one of three moments (as in the cluster state-machine test this generalises):
+
+- **stream**: on every write, as the watch stream delivers it (``Invariant.on_event``);
+- **caught up**: nothing is due at the instant the clock is leaving, so every zero-latency reaction to the
+  last write (a reconcile, the garbage collector) has run (``Invariant.caught_up``);
+- **quiet**: nothing is due within ``quiet_window`` (the Job controller's 1 s ``syncJobBatchPeriod`` from
+  ``pkg/controller/job/job_controller.go``), so every batched sync triggered so far has run too
+  (``Invariant.quiet``).
+
+The state moments are probed when the clock leaves an instant (``Clock.on_advance``) and once more at the
+end of the run, and only when the store changed since the last probe, so a long idle stretch costs nothing.
+The monitor only reads: it never writes, schedules or draws a random number, so a run's trace and digest
+are the same with invariants on or off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from fakecluster.api.objects import Obj
+from fakecluster.apiserver.server import ApiServer, WatchEvent
+from fakecluster.clock import Clock
+
+MAX_VIOLATIONS_PER_INVARIANT = 5
+"""A broken invariant usually breaks many times in a row; the first few tell the story."""
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One broken invariant: its name, the virtual time and what was seen."""
+
+    invariant: str
+    time: float
+    message: str
+
+    def __str__(self) -> str:
+        return f"invariant {self.invariant} violated at t={self.time:g}s: {self.message}"
+
+
+class ClusterView:
+    """What an invariant may look at: the store's read-only snapshots and the instant they belong to."""
+
+    __slots__ = ("_server", "now")
+
+    def __init__(self, server: ApiServer) -> None:
+        self._server = server
+        self.now = 0.0
+
+    def list(self, kind: str) -> list[Obj]:
+        """Every object of ``kind`` (all namespaces), or none if the kind is not registered."""
+        if kind not in self._server.kinds():
+            return []
+        return self._server.list(kind)
+
+    def get_by_uid(self, uid: str) -> Obj | None:
+        return self._server.get_by_uid(uid)
+
+
+Report = Callable[[str], None]
+"""How an invariant reports a violation: one message; the monitor adds the name and the time."""
+
+
+class Invariant(Protocol):
+    """One named rule. Implement any of the three hooks; the docstring cites the upstream rule."""
+
+    name: str
+
+    def on_event(self, event: WatchEvent, view: ClusterView, report: Report) -> None: ...
+
+    def caught_up(self, view: ClusterView, report: Report) -> None: ...
+
+    def quiet(self, view: ClusterView, report: Report) -> None: ...
+
+
+class BaseInvariant:
+    """No-op hooks, so an invariant defines only the moments it needs."""
+
+    name = "unnamed"
+
+    def on_event(self, event: WatchEvent, view: ClusterView, report: Report) -> None:
+        return None
+
+    def caught_up(self, view: ClusterView, report: Report) -> None:
+        return None
+
+    def quiet(self, view: ClusterView, report: Report) -> None:
+        return None
+
+
+class InvariantMonitor:
+    """Attach to one cluster's server and clock; collect :class:`Violation` s in ``violations``."""
+
+    def __init__(
+        self,
+        server: ApiServer,
+        clock: Clock,
+        invariants: Sequence[Invariant],
+        *,
+        quiet_window: float = 1.0,
+    ) -> None:
+        self._server = server
+        self._clock = clock
+        self.invariants = list(invariants)
+        self._quiet_window = quiet_window
+        self.view = ClusterView(server)
+        self.violations: list[Violation] = []
+        self._counts: dict[str, int] = {}
+        self._instant = 0.0
+        self._probed_writes = -1
+        self._probed_quiet = False
+        self._stream = [inv for inv in self.invariants if type(inv).on_event is not BaseInvariant.on_event]
+        self._caught_up = [
+            inv for inv in self.invariants if type(inv).caught_up is not BaseInvariant.caught_up
+        ]
+        self._quiet = [inv for inv in self.invariants if type(inv).quiet is not BaseInvariant.quiet]
+        server.watch(None, self._on_event)
+
+    # ------------------------------------------------------------------ reporting
+    def _reporter(self, invariant: Invariant) -> Report:
+        def report(message: str) -> None:
+            count = self._counts.get(invariant.name, 0)
+            self._counts[invariant.name] = count + 1
+            if count < MAX_VIOLATIONS_PER_INVARIANT:
+                self.violations.append(Violation(invariant.name, self.view.now, message))
+
+        return report
+
+    # ------------------------------------------------------------------ moments
+    def _on_event(self, event: WatchEvent) -> None:
+        self.view.now = self._clock.now
+        for invariant in self._stream:
+            invariant.on_event(event, self.view, self._reporter(invariant))
+
+    def on_advance(self, when: float) -> None:
+        """The clock is about to run the events at ``when``: the instant it leaves is caught up, and
+        quiet if ``when`` is more than the quiet window later."""
+        left, self._instant = self._instant, when
+        self._probe(left, quiet=when > left + self._quiet_window)
+
+    def finish(self) -> None:
+        """The run ended: the last instant is caught up, and quiet unless work is due within the window."""
+        due = self._clock.next_time()
+        now = self._clock.now
+        self._probe(now, quiet=due is None or due > now + self._quiet_window)
+
+    def _probe(self, instant: float, *, quiet: bool) -> None:
+        writes = self._server.writes
+        if writes == self._probed_writes and (self._probed_quiet or not quiet):
+            return
+        self._probed_writes, self._probed_quiet = writes, quiet
+        self.view.now = instant
+        for invariant in self._caught_up:
+            invariant.caught_up(self.view, self._reporter(invariant))
+        if quiet:
+            for invariant in self._quiet:
+                invariant.quiet(self.view, self._reporter(invariant))

@@ -1,0 +1,52 @@
+"""Actions ``delete`` with ``propagationPolicy``, ``create``, ``recoverNode`` and ``deleteNode``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fakecluster.scenario.errors import ScenarioError
+from fakecluster.scenario.loader import load_scenario
+from tests.test_runner import assert_passed, play, scenario
+
+NODES = {"nodes": [{"name": "pool", "count": 2}]}
+
+
+@pytest.mark.parametrize(("policy", "jobsets_at_6s"), [("Foreground", 1), ("Background", 0)])
+def test_delete_with_propagation_policy(tmp_path: Path, policy: str, jobsets_at_6s: int) -> None:
+    # Pods stop 2 s after deletion: in the foreground the JobSet waits for its Jobs (and their pods).
+    path = scenario(tmp_path, actions=[{"at": "5s", "delete": {"jobset": "js", "propagationPolicy": policy}}],
+                    expect=[{"at": "5500ms", "count": {"jobsets": jobsets_at_6s}},
+                            {"final": {"count": {"jobsets": 0, "jobs": 0}}}])
+    outcome, _run = play(path)
+    assert_passed(outcome)
+
+
+def test_create_action_creates_any_kind(tmp_path: Path) -> None:
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "extra"},
+               "spec": {"clusterIP": "None", "selector": {"app": "x"}}}
+    path = scenario(tmp_path, actions=[{"at": "1s", "create": service}],
+                    expect=[{"final": {"count": {"services": 2}}}])
+    outcome, run = play(path)
+    assert_passed(outcome)
+    assert run.cluster.server.get("Service", "default", "extra")["spec"]["clusterIP"] == "None"
+
+
+def test_delete_and_recover_node(tmp_path: Path) -> None:
+    path = scenario(tmp_path, cluster=NODES, actions=[
+        {"at": "10s", "failNode": {"node": "pool-1"}}, {"at": "20s", "recoverNode": {"node": "pool-1"}},
+        {"at": "30s", "deleteNode": {"node": "pool-0"}}],
+        expect=[{"at": "31s", "count": {"nodes": 1}}])
+    outcome, run = play(path)
+    assert_passed(outcome)
+    ready = next(c for c in run.cluster.server.get("Node", "", "pool-1")["status"]["conditions"]
+                 if c["type"] == "Ready")
+    assert ready["status"] == "True"
+
+
+def test_node_actions_name_a_declared_node(tmp_path: Path) -> None:
+    path = scenario(tmp_path, cluster=NODES, actions=[{"at": "1s", "deleteNode": {"node": "pool-7"}}])
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(path)
+    assert "actions[0].deleteNode.node" in str(err.value) and "no node named 'pool-7'" in str(err.value)
