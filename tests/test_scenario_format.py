@@ -335,10 +335,10 @@ def test_unknown_milestone_event_in_expectation(tmp_path: Path) -> None:
 def test_unknown_jobset_condition_in_when(tmp_path: Path) -> None:
     body = (
         JOBSET
-        + "actions:\n  - {when: jobset Finished, suspend: mpi}\nexpect: [{happens: jobset Completed}]\n"
+        + "actions:\n  - {when: jobset Done, suspend: mpi}\nexpect: [{happens: jobset Completed}]\n"
     )
     err = load_error(tmp_path, body)
-    assert err.field_path == "actions[0].when" and "unknown JobSet condition 'Finished'" in err.message
+    assert err.field_path == "actions[0].when" and "unknown JobSet condition 'Done'" in err.message
 
 
 @pytest.mark.parametrize(
