@@ -1,4 +1,5 @@
-"""Root conftest: every ``scenarios/**/*.yaml`` becomes a pytest item through the scenario plugin.
+"""Root conftest. Scenario files (``scenarios/**/*.yaml``) become pytest items through the plugin the
+package installs (a ``pytest11`` entry point), not through anything here.
 
 Hypothesis runs derandomized and without per-example deadlines: the suite must give the same verdict on
 every run and machine (a property test's examples come from a fixed seed), and wall-clock deadlines would
@@ -16,7 +17,6 @@ from hypothesis import settings
 # (fakecluster/apiserver/snapshots.py); subprocesses (the CLI tests) inherit it.
 os.environ.setdefault("FAKECLUSTER_CHECK_SNAPSHOTS", "1")
 
-pytest_plugins = ["fakecluster.pytest_plugin"]
 
 settings.register_profile("fakecluster", deadline=None, derandomize=True, print_blob=True)
 settings.load_profile("fakecluster")

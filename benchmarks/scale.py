@@ -1,6 +1,8 @@
 """Scale benchmark: a driver-first JobSet with 1,000 / 2,000 / 4,000 / 8,000 worker pods run to completion.
 
-Run on demand (never in CI): ``python benchmarks/scale.py [--sizes 1000 2000] [--pods-per-job 500]``.
+Run on demand (never in CI): ``python benchmarks/scale.py [--sizes 1000 2000] [--pods-per-job 500]``;
+``--connect`` also runs the format-1.1 variant in which the driver's program listens and every worker's
+program connects to it (DNS, TCP, program milestones) and works 30 s instead of ``sleep 30``.
 Prints pods, events (clock callbacks run), API writes, wall seconds and virtual seconds per wall second.
 The scenario goes through the real runner, so the figures include the trace recorder and the checks.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import yaml
@@ -86,23 +89,43 @@ def scenario(workers: int, pods_per_job: int) -> dict[str, object]:
     }
 
 
+def connect_scenario(workers: int, pods_per_job: int) -> dict[str, object]:
+    """The same run with programs: the driver listens on 7077, each worker connects to
+    ``scale-driver-0-0.scale:7077`` (retrying every second) and then works 30 s."""
+    body = scenario(workers, pods_per_job)
+    body["name"] = f"scale-connect-{workers}"
+    pods: list[dict[str, object]] = body["pods"]  # type: ignore[assignment]
+    driver, worker = pods
+    del driver["exit"]
+    driver["program"] = {"listen": [7077]}
+    worker["program"] = {"connect": ["{jobset}-driver-0-0.{subdomain}:7077"], "work": "30s"}
+    body["expect"] = [*body["expect"], {"happens": "all workers pods Connected"}]  # type: ignore[list-item]
+    return body
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 4000, 8000])
     parser.add_argument("--pods-per-job", type=int, default=500)
+    parser.add_argument("--connect", action="store_true", help="also run the connect-program variant")
     args = parser.parse_args()
-    print(f"{'pods':>6} {'jobs':>5} {'events':>8} {'wall s':>8} {'virtual s':>10} {'virt/wall':>10}  result")
+    variants = [("plain", scenario)] + ([("connect", connect_scenario)] if args.connect else [])
+    print(f"{'run':>8} {'pods':>6} {'jobs':>5} {'events':>8} {'wall s':>8} {'cpu s':>7} {'virtual s':>10} "
+          f"{'virt/wall':>10}  result")
     with tempfile.TemporaryDirectory() as tmp:
-        for size in args.sizes:
-            path = Path(tmp) / f"scale-{size}.yaml"
-            path.write_text(yaml.safe_dump(scenario(size, args.pods_per_job)))
+        for (label, build), size in [(v, s) for s in args.sizes for v in variants]:
+            path = Path(tmp) / f"scale-{label}-{size}.yaml"
+            path.write_text(yaml.safe_dump(build(size, args.pods_per_job)))
+            cpu = time.process_time()
             started = real_perf_counter()
             outcome = run_scenario(path)
             wall = real_perf_counter() - started
+            cpu = time.process_time() - cpu
             jobs = max(size // args.pods_per_job, 1) + 1
             status = "ok" if outcome.passed else "FAILED: " + "; ".join(outcome.failures)[:200]
             print(
-                f"{size:>6} {jobs:>5} {outcome.events_run:>8} {wall:>8.2f} {outcome.virtual_end:>10.1f} "
+                f"{label:>8} {size:>6} {jobs:>5} {outcome.events_run:>8} {wall:>8.2f} {cpu:>7.2f} "
+                f"{outcome.virtual_end:>10.1f} "
                 f"{outcome.virtual_end / wall:>10.1f}  {status}"
             )
     return 0

@@ -1,10 +1,78 @@
 """fakecluster: a deterministic, in-memory Kubernetes cluster on a virtual clock.
 
-The cluster knows nothing about JobSet: workloads plug in their API types, admission and controllers
-through :mod:`fakecluster.workload_plugin`. See README.md for the quick start.
+The public API is the names in ``__all__`` (guarded by ``tests/test_public_api.py``); everything else is
+internal and may change. They are imported on first use (PEP 562), so ``import fakecluster`` — and the
+``fakecluster --version`` command line — does not pay for pydantic and the whole cluster until a name is
+touched. The cluster knows nothing about JobSet: workloads plug in their API types, admission and
+controllers through :mod:`fakecluster.workload_plugin`. See README.md, "Drive a cluster from Python".
 """
 
-from fakecluster.api.errors import AlreadyExists, ApiError, Conflict, FieldError, Invalid, NotFound
-from fakecluster.clock import Clock
+from __future__ import annotations
 
-__all__ = ["AlreadyExists", "ApiError", "Clock", "Conflict", "FieldError", "Invalid", "NotFound"]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fakecluster.api.errors import AlreadyExists, ApiError, Conflict, FieldError, Invalid, NotFound
+    from fakecluster.clock import Clock
+    from fakecluster.scenario.errors import ScenarioError, ScenarioProblems
+    from fakecluster.scenario.loader import load_scenario
+    from fakecluster.scenario.runner import ScenarioResult, run_scenario, validate_scenario
+    from fakecluster.scenario.trace import TraceEvent
+    from fakecluster.session import FakeCluster, MilestoneNotReached
+
+__all__ = [
+    "AlreadyExists",
+    "ApiError",
+    "Clock",
+    "Conflict",
+    "FakeCluster",
+    "FieldError",
+    "Invalid",
+    "MilestoneNotReached",
+    "NotFound",
+    "ScenarioError",
+    "ScenarioProblems",
+    "ScenarioResult",
+    "TraceEvent",
+    "__version__",
+    "load_scenario",
+    "run_scenario",
+    "validate_scenario",
+]
+
+_HOME = {
+    "AlreadyExists": "fakecluster.api.errors",
+    "ApiError": "fakecluster.api.errors",
+    "Conflict": "fakecluster.api.errors",
+    "FieldError": "fakecluster.api.errors",
+    "Invalid": "fakecluster.api.errors",
+    "NotFound": "fakecluster.api.errors",
+    "Clock": "fakecluster.clock",
+    "FakeCluster": "fakecluster.session",
+    "MilestoneNotReached": "fakecluster.session",
+    "ScenarioError": "fakecluster.scenario.errors",
+    "ScenarioProblems": "fakecluster.scenario.errors",
+    "ScenarioResult": "fakecluster.scenario.runner",
+    "run_scenario": "fakecluster.scenario.runner",
+    "validate_scenario": "fakecluster.scenario.runner",
+    "load_scenario": "fakecluster.scenario.loader",
+    "TraceEvent": "fakecluster.scenario.trace",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from fakecluster._version import __version__
+
+        return __version__
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'fakecluster' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

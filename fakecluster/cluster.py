@@ -30,6 +30,7 @@ from fakecluster.controllers.podgc import PodGC
 from fakecluster.controllers.ttl_after_finished import TTLAfterFinishedController
 from fakecluster.kubelet.kubelet import Kubelet
 from fakecluster.kubelet.pod_timings import BehaviourResolver, default_behaviour
+from fakecluster.network import DnsConfig, Network, NetworkConfig
 from fakecluster.scheduler.scheduler import Scheduler
 
 UNLIMITED_CAPACITY: dict[str, Any] = {
@@ -73,6 +74,8 @@ class ClusterConfig:
     (:mod:`fakecluster.client.informer`); 0 reads the store directly."""
     endpoint_slice_latency: float = 0.0
     """``cluster.latency.endpointSlice``: pod/Service change -> EndpointSlice written (the batch period)."""
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    dns: DnsConfig = field(default_factory=DnsConfig)
 
 
 class Cluster:
@@ -100,8 +103,10 @@ class Cluster:
         config = self.config
         self.scheduler = Scheduler(self.client("system:kube-scheduler"), self.clock, self.rng("scheduler"),
                                    behaviour=config.behaviour, latency=config.scheduler_latency)
+        self.network = Network(self.clock, config.network, config.dns)
+        self.client("coredns").watch("EndpointSlice", self.network.dns.watch)
         self.kubelet = Kubelet(self.client("system:node"), self.clock, self.rng("kubelet"),
-                               behaviour=config.behaviour)
+                               behaviour=config.behaviour, network=self.network)
         self.job_controller = JobController(self.client(job_controller.COMPONENT), self.clock,
                                             latency=config.job_controller_latency)
         self.node_lifecycle = NodeLifecycleController(

@@ -71,9 +71,15 @@ def freeze_once() -> None:
 
 @contextmanager
 def virtual_time() -> Iterator[None]:
-    """Within the block, stray clock reads see the virtual instant (see :func:`move_to`)."""
+    """Within the block, stray clock reads see the virtual instant (see :func:`move_to`).
+
+    Re-entrant: the Python API (:mod:`fakecluster.session`) enters it per call, the runner around a whole
+    play; only the outermost block switches back to real time."""
     freeze_once()
     assert _source is not None
+    if _source.active:
+        yield
+        return
     _source.active = True
     _source.thread = get_ident()
     freezegun_api.ignore_lists[-1] = _IGNORE

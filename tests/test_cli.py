@@ -97,7 +97,7 @@ BAD: dict[str, tuple[str, str]] = {
         _scenario().replace(
             "    replicatedJobs:\n", "    startupPolicy: {startupPolicyOrder: Banana}\n    replicatedJobs:\n"
         ),
-        "jobset: the API server rejected the manifest: "
+        "jobset.spec.startupPolicy.startupPolicyOrder: the API server rejected the manifest: "
         'JobSet.jobset.x-k8s.io "js" is invalid: spec.startupPolicy.startupPolicyOrder',
     ),
     "webhook-rejects": (
@@ -108,12 +108,12 @@ BAD: dict[str, tuple[str, str]] = {
     ),
     "manifest-unknown-field": (
         _scenario().replace("        replicas: 2\n", "        replicas: 2\n        replcas: 3\n"),
-        "jobset: the API server rejected the manifest: "
+        ":15: jobset.spec.replicatedJobs[0].replcas: the API server rejected the manifest: "
         'JobSet.jobset.x-k8s.io "js" is invalid: spec.replicatedJobs[0].replcas: unknown field',
     ),
     "manifest-wrong-type": (
         _scenario().replace("        replicas: 2\n", "        replicas: two\n"),
-        "jobset: the API server rejected the manifest: "
+        ":14: jobset.spec.replicatedJobs[0].replicas: the API server rejected the manifest: "
         'JobSet.jobset.x-k8s.io "js" is invalid: spec.replicatedJobs[0].replicas',
     ),
     "manifest-other-kind": (

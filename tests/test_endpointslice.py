@@ -295,3 +295,24 @@ def test_slices_are_schema_valid_objects() -> None:
                                  "metadata": {"name": "x", "namespace": NS}, "addressType": "IPv5",
                                  "endpoints": []})
     assert err.value.reason == "Invalid"
+
+
+def test_every_slice_the_controller_writes_passes_the_schema_it_vouches_for() -> None:
+    """The controller skips the server's schema check for its own writes: hold it to that schema."""
+    from fakecluster.api.discovery import EndpointSlice
+    from fakecluster.api.validation import validate_model
+
+    cluster = make_cluster(PodTimings(ready=3.0, terminate=2.0))
+    client = cluster.client()
+    client.create(service(selector={"app": "a"}, publishNotReadyAddresses=True))
+    seen: list[Obj] = []
+    client.watch("EndpointSlice", lambda e: seen.append(e.object))
+    for i in range(120):
+        client.create(pod(f"p-{i:03d}", hostname=f"h-{i}", subdomain="svc"))
+    cluster.run(5)
+    client.delete("Pod", NS, "p-003")
+    cluster.run(20)
+    assert len(seen) > 3
+    for obj in seen:
+        _, errors = validate_model(EndpointSlice, obj)
+        assert errors == [], errors

@@ -121,21 +121,6 @@ def test_a_process_pool_gives_the_same_campaign_as_one_process() -> None:
     assert pooled.examples_run == serial.examples_run == 60
 
 
-def test_a_real_dask_cluster_gives_the_same_campaign_as_one_process() -> None:
-    from distributed import Client, LocalCluster
-
-    serial = campaign(50, base_seed=9)
-    with (
-        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
-        Client(cluster) as client,
-    ):
-        executor = client.get_executor(pure=False)
-        distributed = campaign(50, base_seed=9, executor=executor)
-        workers = len(client.scheduler_info()["workers"])
-    assert workers == 2
-    assert distributed.fingerprint == serial.fingerprint
-
-
 def test_the_command_line_writes_nothing_and_exits_0_when_nothing_is_found(tmp_path: Path) -> None:
     out = tmp_path / "findings"
     proc = subprocess.run(

@@ -392,7 +392,7 @@ def test_an_unexpected_exception_is_one_scenarios_internal_error(
 ) -> None:
     from fakecluster.scenario import runner
 
-    def explode(self: object) -> None:
+    def explode(self: object, **_: object) -> None:
         raise KeyError("boom")
 
     monkeypatch.setattr(runner.ScenarioRun, "play", explode)

@@ -11,8 +11,9 @@ from fakecluster.scenario.runner import run_scenario
 
 pytest_plugins = ["pytester"]
 
-# the inner runs need only the scenario plugin (hypothesis's would re-import hypothesis in every run)
-PLUGIN = ("-p", "fakecluster.pytest_plugin", "-p", "no:cacheprovider", "-p", "no:hypothesispytest")
+# the scenario plugin comes from the package's pytest11 entry point, as in a user's project; hypothesis's
+# plugin is kept out (it would re-import hypothesis in every inner run)
+PLUGIN = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
 
 SCENARIO = """\
 seed: {seed}
@@ -125,3 +126,166 @@ def test_junit_output_carries_the_digest(suite: pytest.Pytester) -> None:
     result.assert_outcomes(passed=1, deselected=1)
     xml = (suite.path / "report.xml").read_text()
     assert 'name="digest"' in xml and 'name="virtualEnd"' in xml
+
+
+# ---------------------------------------------------------------- a user's layout: other folders, manifests
+
+MANIFEST = """\
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: js}
+spec:
+  replicatedJobs:
+    - name: w
+      replicas: 1
+      template:
+        spec:
+          parallelism: 2
+          completions: 2
+          template:
+            spec:
+              restartPolicy: Never
+              containers: [{name: c, image: busybox}]
+"""
+BY_REFERENCE = """\
+pods: [{match: {}, schedule: 1s, start: 1s, exit: {after: 10s}}]
+jobset: {file: manifests/js.yaml}
+expect:
+  - happens: jobset Completed
+    by: 60s
+"""
+
+
+@pytest.fixture
+def user_repo(pytester: pytest.Pytester) -> pytest.Pytester:
+    """regressions/ holds a scenario, a manifest it references and an inline scenario; scenarios/ one
+    more (collected only by default)."""
+    (pytester.path / "regressions" / "manifests").mkdir(parents=True)
+    (pytester.path / "regressions" / "manifests" / "js.yaml").write_text(MANIFEST)
+    (pytester.path / "regressions" / "by-reference.yaml").write_text(BY_REFERENCE)
+    _write(pytester, "regressions/inline.yaml")
+    _write(pytester, "scenarios/default-place.yaml")
+    return pytester
+
+
+def test_ini_option_chooses_the_scenario_folders(user_repo: pytest.Pytester) -> None:
+    user_repo.makeini("[pytest]\nfakecluster_paths = regressions\n")
+    result = user_repo.runpytest(*PLUGIN, "-v", "-rs")
+    result.assert_outcomes(passed=2, skipped=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*fakecluster: scenarios from *regressions*",
+            "regressions/by-reference.yaml::by-reference PASSED*",
+            "regressions/inline.yaml::inline PASSED*",
+            "regressions/manifests/js.yaml::js SKIPPED*",
+            "SKIPPED [[]1[]] regressions/manifests/js.yaml*: "
+            "a Kubernetes manifest (kind JobSet), not a scenario",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*default-place*")
+
+
+def test_command_line_option_wins_over_the_ini(user_repo: pytest.Pytester) -> None:
+    user_repo.makeini("[pytest]\nfakecluster_paths = regressions\n")
+    result = user_repo.runpytest(*PLUGIN, "--fakecluster-paths", "scenarios", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["scenarios/default-place.yaml::default-place", "*1 test collected*"])
+    result.stdout.no_fnmatch_line("*regressions*")
+    both = user_repo.runpytest(*PLUGIN, "--fakecluster-paths=scenarios,regressions/inline.yaml", "--co", "-q")
+    both.stdout.fnmatch_lines(["*2 tests collected*"])
+
+
+def test_without_configuration_only_scenarios_folders_are_collected(user_repo: pytest.Pytester) -> None:
+    result = user_repo.runpytest(*PLUGIN, "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["scenarios/default-place.yaml::default-place", "*1 test collected*"])
+
+
+# ---------------------------------------------------------------- seeds and failure summaries
+
+
+def test_seed_override_reaches_the_run_and_the_report(suite: pytest.Pytester) -> None:
+    result = suite.runpytest(*PLUGIN, "-k", "late", "--fakecluster-seed", "7", "--junitxml=r.xml")
+    result.assert_outcomes(failed=1, deselected=1)
+    assert "seed 7" in result.stdout.str() and "seed 42" not in result.stdout.str()
+    assert '<property name="seed" value="7"' in (suite.path / "r.xml").read_text()
+
+
+def test_a_sweep_runs_one_item_per_seed(suite: pytest.Pytester) -> None:
+    result = suite.runpytest(*PLUGIN, "--fakecluster-seeds", "3", "-v", "--junitxml=r.xml")
+    result.assert_outcomes(passed=3, failed=3)
+    result.stdout.fnmatch_lines(
+        [
+            "scenarios/ok.yaml::ok[[]seed=1[]] PASSED*",
+            "scenarios/ok.yaml::ok[[]seed=2[]] PASSED*",
+            "scenarios/ok.yaml::ok[[]seed=3[]] PASSED*",
+            "scenarios/sub/late.yaml::late[[]seed=42[]] FAILED*",
+        ]
+    )
+    xml = (suite.path / "r.xml").read_text()
+    assert all(f'name="seed" value="{s}"' in xml for s in (1, 2, 3, 42, 43, 44))
+    from_seven = suite.runpytest(*PLUGIN, "--fakecluster-seeds=2", "--fakecluster-seed=7", "-k", "ok", "-v")
+    from_seven.stdout.fnmatch_lines(["*ok[[]seed=7[]] PASSED*", "*ok[[]seed=8[]] PASSED*"])
+
+
+def test_short_summary_shows_the_first_failed_expectation(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # room for the whole line
+    result = suite.runpytest(*PLUGIN, "-rA")
+    result.stdout.fnmatch_lines(
+        [
+            "*short test summary info*",
+            "PASSED scenarios/ok.yaml::ok",
+            "FAILED scenarios/sub/late.yaml::late - "
+            "expect[[]0[]] happens: 'jobset Completed' happened at 13.0s, after the deadline 5.0s",
+        ]
+    )
+
+
+def test_short_summary_survives_xdist(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    result = suite.runpytest_subprocess(*PLUGIN, "-n", "2", "-rf")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        ["FAILED scenarios/sub/late.yaml::late - expect[[]0[]] happens: 'jobset Completed' happened*"]
+    )
+    assert "timeline" in result.stdout.str()
+
+
+# ---------------------------------------------------------------- the fake_cluster fixture
+
+FIXTURE_TESTS = '''
+import pytest
+
+JOBSET = {
+    "apiVersion": "jobset.x-k8s.io/v1alpha2",
+    "kind": "JobSet",
+    "metadata": {"name": "js"},
+    "spec": {"replicatedJobs": [{"name": "w", "replicas": 2, "template": {"spec": {
+        "parallelism": 1, "completions": 1,
+        "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "x"}]}}}}}]},
+}
+
+
+def test_default_cluster_runs_a_jobset(fake_cluster):
+    fake_cluster.apply(JOBSET)
+    assert fake_cluster.run(milestone="all w pods Running") == 0.0
+    assert len(fake_cluster.list("Pod")) == 2
+
+
+@pytest.mark.fake_cluster(pods=[{"match": {}, "schedule": "1s", "start": "2s", "exit": {"after": "5s"}}])
+def test_marker_configures_the_cluster(fake_cluster):
+    fake_cluster.apply(JOBSET)
+    assert fake_cluster.run(milestone="jobset Completed") >= 8.0
+    print("SEED", fake_cluster.seed)
+
+
+def test_each_test_gets_a_fresh_cluster(fake_cluster):
+    assert fake_cluster.list("JobSet") == [] and fake_cluster.now == 0.0
+'''
+
+
+def test_fixture_gives_each_test_a_fresh_configured_cluster(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_fixture=FIXTURE_TESTS)
+    result = pytester.runpytest(*PLUGIN, "-s", "--fakecluster-seed", "5")
+    result.assert_outcomes(passed=3)
+    assert "SEED 5" in result.stdout.str()

@@ -86,7 +86,9 @@ def test_a_full_lifecycle_is_recorded_for_every_object(tmp_path: Path) -> None:
     pods = by_name(outcome.trace, "Pod")
     assert len(pods) == 7
     completed = next(e.time for e in outcome.trace if e.kind == "JobSet" and e.event == "Completed")
-    for name, history in pods.items():
+    for name, recorded in pods.items():
+        assert [e.event for e in recorded if e.event == "Resolvable"] == ["Resolvable"]  # format 1.1: DNS
+        history = [e for e in recorded if e.event != "Resolvable"]
         assert [e.event for e in history] == [
             "Created",
             "Scheduled",
@@ -181,7 +183,7 @@ def test_trace_is_in_time_order_and_seq_strictly_increasing(tmp_path: Path) -> N
     # per pod, the lifecycle edges never go backwards
     rank = {"Created": 0, "Scheduled": 1, "Running": 2, "Ready": 3, "Succeeded": 4, "Failed": 4, "Deleted": 5}
     for name, history in by_name(trace, "Pod").items():
-        ranks = [rank[e.event] for e in history]
+        ranks = [rank[e.event] for e in history if e.event != "Resolvable"]
         assert ranks == sorted(ranks), (name, [e.event for e in history])
         assert history[0].event == "Created"
 

@@ -468,3 +468,4 @@ def validate_resource_quantity_value(name: str, value: str | int | float) -> lis
     if (name in _INTEGER_RESOURCES or extended) and amount.denominator != 1:
         return ["must be an integer"]
     return []
+

@@ -12,18 +12,29 @@ deleted directly" path only survives as a comment upstream. Two writes, two watc
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from fakecluster.api.objects import disruption_target, update_pod_condition
-
-if TYPE_CHECKING:
-    from fakecluster.apiserver.server import ApiServer
+from fakecluster.api.objects import Obj, disruption_target, update_pod_condition
+from fakecluster.clock import Clock
 
 EVICTION_REASON = "EvictionByEvictionAPI"
 EVICTION_MESSAGE = "Eviction API: evicting"
 
 
-def evict_pod(server: ApiServer, namespace: str, name: str, grace_period_seconds: int | None = None) -> None:
+class PodStorage(Protocol):
+    """The verbs an eviction is made of (the :class:`~fakecluster.apiserver.server.ApiServer`'s)."""
+
+    clock: Clock
+
+    def get(self, kind: str, namespace: str, name: str) -> Obj: ...
+
+    def update(self, obj: Obj, *, subresource: str | None = None, donate: bool = False) -> Obj: ...
+
+    def delete(self, kind: str, namespace: str, name: str, *, propagation_policy: str | None = None,
+               grace_period_seconds: int | None = None, preconditions: Obj | None = None) -> Obj | None: ...
+
+
+def evict_pod(server: PodStorage, namespace: str, name: str, grace_period_seconds: int | None = None) -> None:
     """Evict one pod; NotFound if it does not exist. ``grace_period_seconds`` is the eviction's
     ``deleteOptions.gracePeriodSeconds`` (None: the pod's own)."""
     pod = server.get("Pod", namespace, name)

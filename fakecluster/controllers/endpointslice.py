@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+from bisect import bisect_left
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,6 +84,13 @@ class _Slice:
     name: str
     members: dict[str, None] = field(default_factory=dict)
     """Pod uids of the endpoints in this slice."""
+    order: list[tuple[tuple[str, str], str]] = field(default_factory=list)
+    """(sort key, uid) of the members, kept sorted: a write lists them without sorting."""
+    wires: list[Obj] = field(default_factory=list)
+    """The members' endpoint dicts, parallel to :attr:`order` (a write copies this list)."""
+
+    def position(self, endpoint: _Endpoint, uid: str) -> int:
+        return bisect_left(self.order, (endpoint.key, uid))
     stored: bool = False
     """Created in the API server already (else the next sync creates it)."""
 
@@ -108,6 +116,9 @@ class _ServiceState:
     """Pod uids with an endpoint not yet put into a slice."""
     doomed: list[_Slice] = field(default_factory=list)
     """Emptied stored slices to delete at the next sync."""
+    meta_parts: tuple[dict[str, str], list[Obj]] | None = None
+    """The slices' labels and owner references, built once and shared by every write (never changed):
+    the API server then sees the very objects it stored and skips re-checking them."""
 
 
 def endpoint_ports(service: Obj) -> list[Obj]:
@@ -207,6 +218,8 @@ class EndpointSliceController:
             fresh.dirty = {id(s): s for s in state.slices}
             for s in fresh.slices:
                 s.members.clear()
+                s.order.clear()
+                s.wires.clear()
             self._forget_service(key, state)
         self._services[key] = fresh
         self._by_namespace.setdefault(key[0], {})[key[1]] = fresh
@@ -285,6 +298,7 @@ class EndpointSliceController:
                 return
             current.wire = wire
             if current.slice is not None:
+                current.slice.wires[current.slice.position(current, uid)] = wire
                 state.dirty[id(current.slice)] = current.slice
             self.controller.enqueue(key)
             return
@@ -306,6 +320,9 @@ class EndpointSliceController:
         state.unplaced.pop(uid, None)
         if endpoint.slice is not None:
             endpoint.slice.members.pop(uid, None)
+            at = endpoint.slice.position(endpoint, uid)
+            del endpoint.slice.order[at]
+            del endpoint.slice.wires[at]
             state.dirty[id(endpoint.slice)] = endpoint.slice
         self.controller.enqueue(key)
 
@@ -350,25 +367,35 @@ class EndpointSliceController:
                 target = _Slice(self._slice_name(key[1]))
                 state.slices.append(target)
             target.members[uid] = None
-            state.endpoints[uid].slice = target
+            endpoint = state.endpoints[uid]
+            at = target.position(endpoint, uid)
+            target.order.insert(at, (endpoint.key, uid))
+            target.wires.insert(at, endpoint.wire)
+            endpoint.slice = target
             state.dirty[id(target)] = target
 
     def _retire_empty(self, state: _ServiceState) -> None:
-        """Empty slices go, except one: a Service with a selector always has a slice (the placeholder)."""
-        for s in list(state.slices):
-            if not s.members and len(state.slices) > 1:
+        """Empty slices go, except one: a Service with a selector always has a slice (the placeholder).
+        Only a slice changed since the last sync can have become empty."""
+        for s in [s for s in state.dirty.values() if not s.members]:
+            if len(state.slices) > 1:
                 state.slices.remove(s)
                 state.dirty.pop(id(s), None)
                 if s.stored:
                     state.doomed.append(s)
 
     def _write(self, key: ServiceKey, state: _ServiceState, s: _Slice) -> None:
-        endpoints = sorted((state.endpoints[uid] for uid in s.members), key=lambda e: e.key)
-        labels = dict(state.labels)
-        if state.headless:
-            labels[LABEL_HEADLESS] = ""
-        labels[LABEL_SERVICE_NAME] = key[1]
-        labels[LABEL_MANAGED_BY] = CONTROLLER_NAME
+        wires = list(s.wires)
+        if state.meta_parts is None:
+            labels = dict(state.labels)
+            if state.headless:
+                labels[LABEL_HEADLESS] = ""
+            labels[LABEL_SERVICE_NAME] = key[1]
+            labels[LABEL_MANAGED_BY] = CONTROLLER_NAME
+            owners: list[Obj] = [{"apiVersion": "v1", "kind": "Service", "name": key[1], "uid": state.uid,
+                                  "controller": True, "blockOwnerDeletion": True}]
+            state.meta_parts = (labels, owners)
+        labels, owners = state.meta_parts
         body: dict[str, Any] = {
             "apiVersion": "discovery.k8s.io/v1",
             "kind": "EndpointSlice",
@@ -377,14 +404,15 @@ class EndpointSliceController:
                 "generateName": f"{key[1]}-",
                 "namespace": key[0],
                 "labels": labels,
-                "ownerReferences": [{"apiVersion": "v1", "kind": "Service", "name": key[1], "uid": state.uid,
-                                     "controller": True, "blockOwnerDeletion": True}],
+                "ownerReferences": owners,
             },
             "addressType": "IPv4",
-            "endpoints": [e.wire for e in endpoints],
-            "ports": list(state.ports) if endpoints else [],
+            "endpoints": wires,
+            "ports": list(state.ports) if wires else [],
         }
         try:
+            # Built afresh for this write from endpoint dicts that are never changed once built (a change
+            # makes a new one); the API server checks it against the discovery/v1 schema like any write.
             if s.stored:
                 self._client.update(body)
             elif state.deleting:

@@ -42,7 +42,7 @@ from fakecluster.api.watch import WatchEvent
 from fakecluster.client.internal import InternalClient
 from fakecluster.clock import Clock, Timer, rfc3339
 from fakecluster.kubelet.commands import command_outcome
-from fakecluster.kubelet.pod_timings import NO_JITTER, BehaviourResolver, Jitters
+from fakecluster.kubelet.pod_timings import BehaviourResolver, draw_jitters
 from fakecluster.kubelet.pod_worker import (
     INIT,
     REGULAR,
@@ -59,6 +59,7 @@ from fakecluster.kubelet.pod_worker import (
     go_duration,
 )
 from fakecluster.kubelet.prober import READINESS, STARTUP, Prober
+from fakecluster.network.network import Network
 from fakecluster.runtime import capped_backoff
 
 BACKOFF_BASE = 10.0
@@ -92,15 +93,26 @@ def _noop(_worker: PodWorker) -> None:
     """A step that changes nothing: used to run queued steps and re-sync status."""
 
 
+def runs_program(worker: PodWorker, c: ContainerRun) -> bool:
+    """The program runs in ``program.container``, else in the pod's first regular container."""
+    program = worker.timings.program
+    if program is None:
+        return False
+    if program.container is not None:
+        return c.name == program.container
+    return bool(worker.containers) and c is worker.containers[0]
+
+
 class Kubelet:
     """The kubelets of all nodes, as one watcher.
 
     ``client``: its API access (user ``system:node``), with the donated status writes of
     :class:`~fakecluster.client.internal.InternalClient`; ``rng``: its own seeded stream (per-pod
-    jitter); ``behaviour``: each pod's timings."""
+    jitter); ``behaviour``: each pod's timings; ``network``: the pod network its sandboxes join and its
+    containers' programs run on (the kubelet attaches itself as the network's container runtime)."""
 
     def __init__(self, client: InternalClient, clock: Clock, rng: random.Random, *,
-                 behaviour: BehaviourResolver) -> None:
+                 behaviour: BehaviourResolver, network: Network) -> None:
         self.clock = clock
         self.client = client
         self._rng = rng
@@ -117,8 +129,10 @@ class Kubelet:
         self._stamp = ""
         self.status_writes = 0
         self.errors: list[str] = []
+        self.network = network
+        self.network.attach_runtime(self)
         self.prober = Prober(self.clock, fire=self._fire, kill=self._probe_kill,
-                             on_started=self._probe_started)
+                             on_started=self._probe_started, listening=self._program_listening)
         self.client.watch("Pod", self._on_pod)
 
     # ------------------------------------------------------------------ public
@@ -136,6 +150,15 @@ class Kubelet:
             if c.state == RUNNING:
                 worker.immediate.append((self._container_exited, (c, c.run_id, exit_code)))
         self._fire(worker, _noop)
+
+    def program_exited(self, worker: PodWorker, c: ContainerRun, run: int, exit_code: int) -> None:
+        """The container's program ended (its work done, or it gave up): the container exits with that
+        code, and the restart policy applies as for any exit (:mod:`fakecluster.network`)."""
+        self._fire(worker, self._container_exited, c, run, exit_code)
+
+    def program_ready(self, worker: PodWorker, c: ContainerRun, run: int) -> None:
+        """``program.ready`` reached: the container is ready until it stops."""
+        self._fire(worker, self._container_ready, c, run)
 
     def stop_node(self, node_name: str) -> None:
         """The node's kubelet dies: every pod on it freezes where it is. Pending timers are cancelled (and
@@ -189,6 +212,7 @@ class Kubelet:
         uid = meta["uid"]
         worker = self._pods.get(uid)
         if event.type == "DELETED":
+            self.network.pod_stopped(uid)
             if worker is not None:
                 worker.cancel_timers()
                 worker.done = True
@@ -219,10 +243,7 @@ class Kubelet:
 
     def _add(self, pod: Obj) -> None:
         timings = self._behaviour(pod)
-        if timings.jitter > 0:
-            jitters = Jitters._make(self._rng.uniform(0.0, timings.jitter) for _ in Jitters._fields)
-        else:
-            jitters = NO_JITTER
+        jitters = draw_jitters(self._rng, timings)
         worker = PodWorker(pod, timings, jitters)
         self._pods[worker.uid] = worker
         self._uids[(worker.namespace, worker.name)] = worker.uid
@@ -311,8 +332,13 @@ class Kubelet:
         worker.host_ip = self._host_ip(worker.node)
         worker.pod_ip = self._next_pod_ip()
         worker.sandbox_ready = True
+        self.network.sandbox_created(worker.uid, pod, worker.node, worker.pod_ip)
         timings = worker.timings
-        self.prober.add_pod(worker, readiness_by_rule=timings.ready is not None)
+        program = timings.program
+        by_program = (next((c for c in worker.containers if runs_program(worker, c)), None)
+                      if program is not None and program.ready is not None else None)
+        self.prober.add_pod(worker, readiness_by_rule=timings.ready is not None,
+                            readiness_by_program=by_program)
         if worker.active_deadline is not None:
             self._after(worker, worker.timers, max(worker.active_deadline, 0.0), self._deadline_exceeded)
         if timings.pull_failures > 0:
@@ -398,8 +424,11 @@ class Kubelet:
         c.ready = False
         c.container_id = container_id(worker.uid, c.name, c.restart_count)
         timings, jitters = worker.timings, worker.jitters
+        program = timings.program if c.role == REGULAR and runs_program(worker, c) else None
         if c.role == INIT:
             c.started = True
+        elif program is not None and program.ready is not None:
+            c.started = True  # the program marks it ready (program_ready)
         elif timings.ready is not None:
             c.started = True
             self._after(worker, c.timers, timings.ready + jitters.ready, self._container_ready, c, run)
@@ -413,6 +442,11 @@ class Kubelet:
                 exit_after, exit_code = timings.exit_runs[min(c.restart_count, len(timings.exit_runs) - 1)]
             self._after(worker, c.timers, exit_after + jitters.exit_after, self._container_exited,
                         c, run, exit_code)
+            return
+        if program is not None:
+            work = program.work + jitters.work if 0 <= program.work < math.inf else program.work
+            self.network.container_started(worker.uid, program, worker=worker, container=c, run_id=run,
+                                           startup=program.startup + jitters.startup, work=work)
             return
         outcome = command_outcome(c.spec)
         if outcome is None and c.role == INIT:
@@ -430,6 +464,12 @@ class Kubelet:
     def _container_ready(self, worker: PodWorker, c: ContainerRun, run: int) -> None:
         if c.run_id == run:
             c.ready = True
+
+    def _program_listening(self, worker: PodWorker, c: ContainerRun) -> tuple[int, ...] | None:
+        """For the prober: the ports ``c``'s program listens on now; ``None``: ``c`` runs no program."""
+        if not runs_program(worker, c):
+            return None
+        return self.network.listening(worker.uid, c)
 
     def _probe_started(self, worker: PodWorker, c: ContainerRun) -> None:
         """A startup probe succeeded: a sidecar may let the next init container start."""
@@ -451,6 +491,7 @@ class Kubelet:
         if c.run_id != run or c.state != RUNNING or worker.terminating:
             return
         self._stop(c, exit_code, "Completed" if exit_code == 0 else "Error")
+        self.network.container_stopped(worker.uid, c)
         if c.role == SIDECAR:
             restart = True
         elif c.role == INIT:
@@ -508,6 +549,7 @@ class Kubelet:
         worker.terminal = True
         worker.sandbox_ready = False
         worker.done = True
+        self.network.pod_stopped(worker.uid)
 
     def _settle(self, c: ContainerRun, exit_code: int, *, unknown_if_never_ran: bool) -> None:
         """Bring ``c`` to a terminated state as the pod stops."""
@@ -593,6 +635,7 @@ class Kubelet:
         worker.terminal = True
         worker.sandbox_ready = False
         worker.done = True
+        self.network.pod_stopped(worker.uid)
         worker.delete_after_sync = True
 
     # ------------------------------------------------------------------ addresses

@@ -7,11 +7,15 @@ unit tests) for each pod's :class:`PodTimings`; the cluster never interprets sce
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from fakecluster.api.objects import Obj
+
+if TYPE_CHECKING:
+    from fakecluster.network.program import ProgramSpec
 
 NEVER = math.inf
 """A delay that never elapses (``ready: never``, ``exit: never``)."""
@@ -39,6 +43,11 @@ class PodTimings:
     """After deletion: time the containers take to stop (capped by the grace period)."""
     jitter: float = 0.0
     """Each delay above gets a seeded random extra in [0, jitter]."""
+    jitter_by_phase: tuple[tuple[str, float], ...] = ()
+    """Format 1.1 per-phase jitter (``jitter: {pull: 9s}``): only the named delays are jittered (names
+    ``schedule``, ``pull``, ``start``, ``ready``, ``exit``, ``terminate``, ``startup``, ``work``)."""
+    program: ProgramSpec | None = None
+    """What the pod's container runs on the network (:mod:`fakecluster.network`); None: version 1."""
     pull_failures: float = 0
     """How many image pulls fail (``ErrImagePull``, then ``ImagePullBackOff``) before one succeeds; each
     attempt takes ``pull``; ``NEVER`` (inf): every pull fails."""
@@ -47,18 +56,52 @@ class PodTimings:
     which that probe fails (``NEVER``: always); kinds not given always succeed
     (:func:`fakecluster.kubelet.prober.probe_succeeds`)."""
 
+    def jitter_of(self, phase: str) -> float:
+        """The jitter amount of one delay."""
+        if self.jitter_by_phase:
+            return dict(self.jitter_by_phase).get(phase, 0.0)
+        return self.jitter
+
+
+KUBELET_JITTER_PHASES = ("pull", "start", "ready", "exit", "terminate", "startup", "work")
+"""The order of the kubelet's draws (after the scheduler's ``schedule``): version-1 delays first and in
+version-1 order, then the program's, so jittered version-1 scenarios keep their times."""
+
 
 class Jitters(NamedTuple):
-    """One pod's seeded extras in [0, ``jitter``], one per delay, drawn once when the kubelet admits it."""
+    """One pod's seeded extras, one per delay, drawn once when the kubelet admits it
+    (:data:`KUBELET_JITTER_PHASES` order)."""
 
     pull: float
     start: float
     ready: float
     exit_after: float
     terminate: float
+    startup: float
+    """The network program's startup (format 1.1)."""
+    work: float
+    """The network program's work duration (format 1.1)."""
 
 
-NO_JITTER = Jitters(0.0, 0.0, 0.0, 0.0, 0.0)
+NO_JITTER = Jitters(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+def draw_jitters(rng: random.Random, timings: PodTimings) -> Jitters:
+    """One seeded draw per jittered delay, uniform in ``[0, amount]``, for :data:`KUBELET_JITTER_PHASES`.
+
+    A single ``jitter`` draws all five version-1 delays as version 1 did (unrounded, so their times do
+    not move), then the program's two; per-phase amounts draw only the named delays, each rounded to
+    the microsecond (format 1.1 "Time")."""
+    if timings.jitter_by_phase:
+        amounts = dict(timings.jitter_by_phase)
+        return Jitters._make(round(rng.uniform(0.0, amounts[p]), 6) if amounts.get(p, 0.0) > 0 else 0.0
+                             for p in KUBELET_JITTER_PHASES)
+    if timings.jitter <= 0:
+        return NO_JITTER
+    v1 = [rng.uniform(0.0, timings.jitter) for _ in range(5)]
+    if timings.program is None:
+        return Jitters._make((*v1, 0.0, 0.0))
+    return Jitters._make((*v1, *(round(rng.uniform(0.0, timings.jitter), 6) for _ in range(2))))
 
 
 BehaviourResolver = Callable[[Obj], PodTimings]

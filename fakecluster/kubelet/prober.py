@@ -23,18 +23,21 @@ starts running and when its startup probe succeeds; those extra probes do not mo
 
 Not emulated: the random initial sleep (up to one period) a worker takes when the kubelet itself has
 just started, probe timeouts, and the ``Unhealthy`` events. Whether one probe succeeds is
-:func:`probe_succeeds`, one small function, so a network-aware emulation
-can make tcpSocket/httpGet probes follow a program's listening state without touching the workers.
+:func:`probe_succeeds`, one small function; for a container running a network program
+(:mod:`fakecluster.network`) a tcpSocket/httpGet probe also needs the program to listen on the probed
+port at that tick (:func:`fakecluster.network.probes.program_probe_succeeds`), so such probes follow the
+program's listening state on the workers' own schedule.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fakecluster.api.objects import Obj
 from fakecluster.clock import Clock, Timer
+from fakecluster.network.probes import program_probe_succeeds
 
 if TYPE_CHECKING:
     from fakecluster.kubelet.pod_worker import ContainerRun, PodWorker
@@ -46,11 +49,16 @@ DEFAULT_FAILURE_THRESHOLD = 3
 DEFAULT_SUCCESS_THRESHOLD = 1
 
 
-def probe_succeeds(kind: str, container_started: float, now: float, fail_for: Mapping[str, float]) -> bool:
+def probe_succeeds(kind: str, container_started: float, now: float, fail_for: Mapping[str, float],
+                   network: bool | None = None) -> bool:
     """Does a ``kind`` probe of a container that started at ``container_started`` succeed at ``now``?
 
     The scenario's ``probes: {<kind>: {failFor: <duration>}}`` makes it fail during the first ``failFor``
-    seconds of every run of the container (``never``: it always fails); otherwise probes succeed."""
+    seconds of every run of the container (``never``: it always fails); ``network`` is the network's
+    verdict on a tcpSocket/httpGet probe of a program's container (does the program listen on the port
+    now; ``None``: not such a probe); otherwise probes succeed."""
+    if network is False:
+        return False
     window = fail_for.get(kind)
     return window is None or now - container_started >= window
 
@@ -61,6 +69,8 @@ class ProbeWorker:
 
     kind: str
     container: ContainerRun
+    spec: Obj
+    """The probe (its handler decides whether the network has a say)."""
     period: float
     initial_delay: int
     success_threshold: int
@@ -76,7 +86,7 @@ class ProbeWorker:
     @classmethod
     def of(cls, kind: str, container: ContainerRun, probe: Obj) -> ProbeWorker:
         period = float(probe.get("periodSeconds") or DEFAULT_PERIOD)
-        return cls(kind, container, period if period > 0 else DEFAULT_PERIOD,
+        return cls(kind, container, probe, period if period > 0 else DEFAULT_PERIOD,
                    int(probe.get("initialDelaySeconds") or 0),
                    int(probe.get("successThreshold") or DEFAULT_SUCCESS_THRESHOLD),
                    int(probe.get("failureThreshold") or DEFAULT_FAILURE_THRESHOLD))
@@ -87,29 +97,36 @@ class Prober:
 
     ``fire(worker, step, *args)`` runs a step through the kubelet's step machinery (so the status is
     written once), ``kill(worker, container, kind)`` stops a container that failed its liveness or
-    startup probe, ``on_started(worker, container)`` tells the kubelet a startup probe succeeded."""
+    startup probe, ``on_started(worker, container)`` tells the kubelet a startup probe succeeded,
+    ``listening(worker, container)`` gives the ports a container's program listens on now (``None``: the
+    container runs no program)."""
 
     def __init__(self, clock: Clock, *, fire: Callable[..., None],
                  kill: Callable[[PodWorker, Any, str], None],
-                 on_started: Callable[[PodWorker, Any], None]) -> None:
+                 on_started: Callable[[PodWorker, Any], None],
+                 listening: Callable[[PodWorker, Any], Sequence[int] | None] | None = None) -> None:
         self.clock = clock
         self._fire = fire
         self._kill = kill
         self._on_started = on_started
+        self._listening = listening
         self._workers: dict[str, list[ProbeWorker]] = {}
         """Probe workers by pod uid."""
 
-    def add_pod(self, worker: PodWorker, *, readiness_by_rule: bool) -> None:
+    def add_pod(self, worker: PodWorker, *, readiness_by_rule: bool,
+                readiness_by_program: ContainerRun | None = None) -> None:
         """``AddPod``: start the workers of every probed container (init containers are never probed,
-        native sidecars are). With the scenario rule deciding readiness, only liveness probes run."""
+        native sidecars are). With the scenario rule deciding readiness (for the whole pod, or for the
+        container whose program has a ``ready`` condition), only liveness probes run there."""
         fail_for = worker.timings.probe_fail_for
         probes: list[ProbeWorker] = []
         for c in (*(c for c in worker.init_containers if c.role == "sidecar"), *worker.containers):
+            by_rule = readiness_by_rule or c is readiness_by_program
             for kind, field_name in PROBE_FIELDS.items():
                 spec = c.spec.get(field_name)
-                if spec is None or (readiness_by_rule and kind != LIVENESS):
+                if spec is None or (by_rule and kind != LIVENESS):
                     continue
-                if kind == LIVENESS and kind not in fail_for:
+                if kind == LIVENESS and kind not in fail_for and not self._network_probe(worker, c, spec):
                     continue  # a liveness probe that always succeeds changes nothing: no worker needed
                 probes.append(ProbeWorker.of(kind, c, spec))
         if not probes:
@@ -117,6 +134,17 @@ class Prober:
         self._workers[worker.uid] = probes
         for probe in probes:
             self._tick(worker, probe)
+
+    def _network_probe(self, worker: PodWorker, c: ContainerRun, spec: Obj) -> bool:
+        """A tcpSocket/httpGet probe of a program's container: it can fail, so it needs its worker."""
+        return (self._listening is not None and self._listening(worker, c) is not None
+                and program_probe_succeeds(spec, c.spec, ()) is not None)
+
+    def _network_verdict(self, worker: PodWorker, probe: ProbeWorker) -> bool | None:
+        if self._listening is None:
+            return None
+        ports = self._listening(worker, probe.container)
+        return None if ports is None else program_probe_succeeds(probe.spec, probe.container.spec, ports)
 
     def has_probe(self, worker: PodWorker, container: ContainerRun, kind: str) -> bool:
         return any(p.container is container and p.kind == kind for p in self._workers.get(worker.uid, ()))
@@ -157,7 +185,8 @@ class Prober:
             return
         if (probe.kind == STARTUP) == c.started:
             return  # startup probes run until started; the others only after
-        result = probe_succeeds(probe.kind, probe.started_at, now, worker.timings.probe_fail_for)
+        result = probe_succeeds(probe.kind, probe.started_at, now, worker.timings.probe_fail_for,
+                                self._network_verdict(worker, probe))
         if result == probe.last_result:
             probe.result_run += 1
         else:

@@ -20,6 +20,8 @@ plus the concatenation of the few slices that hold the name.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import compress, count
+from operator import is_not
 from typing import TYPE_CHECKING
 
 from fakecluster.api.objects import Obj
@@ -62,10 +64,12 @@ class DnsServer:
         self._on_published = on_published
         self._slice_seq: dict[tuple[str, str], int] = {}
         """(namespace, slice name) -> order of first sight."""
-        self._slice_names: dict[tuple[str, str], tuple[str, ...]] = {}
-        """(namespace, slice name) -> the FQDNs it contributes to."""
-        self._records: dict[str, dict[int, tuple[str, ...]]] = {}
-        """FQDN -> slice seq -> the ready IPs that slice gives it, in endpoint order."""
+        self._slices: dict[int, tuple[str, list[Obj]]] = {}
+        """slice seq -> (service FQDN, its endpoints in order)."""
+        self._hosts: dict[str, dict[int, dict[str, str]]] = {}
+        """hostname FQDN -> slice seq -> pod uid -> IP, of the ready endpoints with that hostname."""
+        self._services: dict[str, dict[int, None]] = {}
+        """service FQDN -> the slices that hold its endpoints."""
         self._published: dict[str, None] = {}
         self.queries = 0
 
@@ -77,58 +81,84 @@ class DnsServer:
             self.apply(event.type, event.object)
 
     def apply(self, etype: str, slice_obj: Obj) -> None:
+        """Take in one slice version. Incremental: endpoint objects are shared between versions of a
+        slice unless they changed, so only the changed ones are re-indexed."""
         meta = slice_obj["metadata"]
         namespace = meta.get("namespace", "")
         key = (namespace, meta["name"])
         seq = self._slice_seq.get(key)
         if seq is None:
             seq = self._slice_seq[key] = len(self._slice_seq)
-        for fqdn in self._slice_names.pop(key, ()):
-            by_slice = self._records.get(fqdn)
-            if by_slice is not None:
-                by_slice.pop(seq, None)
-                if not by_slice:
-                    del self._records[fqdn]
-        if etype == "DELETED":
-            self._slice_seq.pop(key, None)
-            return
+        _, old_list = self._slices.get(seq, ("", []))
         service = (meta.get("labels") or {}).get(SERVICE_LABEL)
-        if not service:
-            return
         service_fqdn = f"{service}.{namespace}.svc.{CLUSTER_DOMAIN}"
-        contributions: dict[str, list[str]] = {}
         published: list[tuple[str, str, str]] = []
-        for endpoint in slice_obj.get("endpoints") or ():
-            if not (endpoint.get("conditions") or {}).get("ready"):
-                continue
-            addresses = endpoint.get("addresses") or ()
-            if not addresses:
-                continue
-            contributions.setdefault(service_fqdn, []).extend(addresses)
-            hostname = endpoint.get("hostname")
-            if hostname:
-                fqdn = f"{hostname}.{service_fqdn}"
-                contributions.setdefault(fqdn, []).extend(addresses)
-                uid = (endpoint.get("targetRef") or {}).get("uid")
-                if uid and uid not in self._published:
-                    published.append((uid, fqdn, addresses[0]))
-        self._slice_names[key] = tuple(contributions)
-        for fqdn, ips in contributions.items():
-            self._records.setdefault(fqdn, {})[seq] = tuple(ips)
+        endpoints: list[Obj] = [] if etype == "DELETED" or not service else slice_obj.get("endpoints") or []
+        # A new slice version shares every unchanged endpoint object with the previous one, and a change
+        # is usually one endpoint added, removed or replaced: skip the common head and tail by identity.
+        shorter = min(len(old_list), len(endpoints))
+        lo = next(compress(count(), map(is_not, old_list, endpoints)), shorter)
+        same_tail = next(compress(count(), map(is_not, reversed(old_list), reversed(endpoints))), shorter)
+        same_tail = min(same_tail, shorter - lo)
+        old_end, new_end = len(old_list) - same_tail, len(endpoints) - same_tail
+        for i in range(lo, old_end):
+            self._unindex(seq, _uid(old_list[i], i), old_list[i], service_fqdn)
+        for i in range(lo, new_end):
+            self._index(seq, _uid(endpoints[i], i), endpoints[i], service_fqdn, published)
+        if etype == "DELETED" or not service:
+            self._slices.pop(seq, None)
+            self._services.get(service_fqdn, {}).pop(seq, None)
+            if etype == "DELETED":
+                del self._slice_seq[key]
+        else:
+            self._slices[seq] = (service_fqdn, endpoints)
+            self._services.setdefault(service_fqdn, {})[seq] = None
         for uid, fqdn, ip in published:
             self._published[uid] = None
             if self._on_published is not None:
                 self._on_published(uid, fqdn, ip)
 
+    def _index(self, seq: int, uid: str, endpoint: Obj, service_fqdn: str,
+               published: list[tuple[str, str, str]]) -> None:
+        hostname = endpoint.get("hostname")
+        addresses = endpoint.get("addresses")
+        if not hostname or not addresses or not (endpoint.get("conditions") or {}).get("ready"):
+            return
+        fqdn = f"{hostname}.{service_fqdn}"
+        self._hosts.setdefault(fqdn, {}).setdefault(seq, {})[uid] = addresses[0]
+        if uid not in self._published and (endpoint.get("targetRef") or {}).get("uid"):
+            published.append((uid, fqdn, addresses[0]))
+
+    def _unindex(self, seq: int, uid: str, endpoint: Obj, service_fqdn: str) -> None:
+        hostname = endpoint.get("hostname")
+        if not hostname:
+            return
+        fqdn = f"{hostname}.{service_fqdn}"
+        by_slice = self._hosts.get(fqdn)
+        if by_slice is None or seq not in by_slice:
+            return
+        by_slice[seq].pop(uid, None)
+        if not by_slice[seq]:
+            del by_slice[seq]
+            if not by_slice:
+                del self._hosts[fqdn]
+
     def answer(self, fqdn: str) -> Answer:
         """What the server answers now for ``fqdn``: the IPs, or ``None`` for NXDOMAIN."""
         self.queries += 1
-        by_slice = self._records.get(fqdn)
-        if not by_slice:
-            return None
-        if len(by_slice) == 1:
-            return next(iter(by_slice.values()))
-        return tuple(ip for seq in sorted(by_slice) for ip in by_slice[seq])
+        by_slice = self._hosts.get(fqdn)
+        if by_slice:
+            return tuple(ip for seq in sorted(by_slice) for ip in by_slice[seq].values())
+        slices = self._services.get(fqdn)
+        if slices:
+            ips = tuple(e["addresses"][0] for seq in sorted(slices) for e in self._slices[seq][1]
+                        if e.get("addresses") and (e.get("conditions") or {}).get("ready"))
+            return ips or None
+        return None
+
+
+def _uid(endpoint: Obj, index: int) -> str:
+    return (endpoint.get("targetRef") or {}).get("uid") or f"#{index}"
 
 
 class DnsCache:

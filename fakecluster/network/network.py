@@ -23,14 +23,13 @@ program does.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from fakecluster.api.objects import Obj
 from fakecluster.network.config import DnsConfig, NetworkConfig
 from fakecluster.network.dns import Answer, DnsServer, Resolver, pod_fqdn, qualify
 from fakecluster.network.program import ProgramSpec
-from fakecluster.network.runs import ENDED, ProgramRun, us
+from fakecluster.network.runs import ENDED, PodNet, ProgramRun, us
 from fakecluster.network.tcp import Outcome
 
 if TYPE_CHECKING:
@@ -78,22 +77,6 @@ class ProgramState(NamedTuple):
     peers: int
     waiting_for: str
     gave_up: str
-
-
-@dataclass(slots=True, eq=False)
-class PodNet:
-    """What the network knows of one admitted pod."""
-
-    uid: str
-    namespace: str
-    name: str
-    node: str
-    ip: str
-    pod: Obj
-    fqdn: str | None
-    sandbox_at: float
-    stopped: bool = False
-    run: ProgramRun | None = None
 
 
 class Network:
@@ -196,6 +179,15 @@ class Network:
         return answer, " (cached)" if cached else ""
 
     # ------------------------------------------------------------------ read-only view
+    def listening(self, uid: str, container: Any) -> tuple[int, ...]:
+        """The ports the program of ``container`` in pod ``uid`` listens on now (the kubelet prober's
+        tcpSocket/httpGet probes ask this at every tick)."""
+        net = self._by_uid.get(uid)
+        run = None if net is None else net.run
+        if run is None or run.container is not container or not run.listening or run.state == ENDED:
+            return ()
+        return tuple(run.spec.listen)
+
     def program_state(self, namespace: str, name: str) -> ProgramState | None:
         """The current program run of pod ``namespace/name`` (the newest pod of that name)."""
         found = None

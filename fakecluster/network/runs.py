@@ -2,9 +2,9 @@
 
 A :class:`ProgramRun` lives from the container's start until it stops; a restarted container gets a new
 one with no connections (format 1.1, "Which container"). It never touches pod status itself: it asks
-the kubelet (through :class:`~fakecluster.network.network.Network`) to end the container with an exit
-code or to mark it ready, so exits go through the kubelet like any container exit and restartPolicy,
-Job back-off, podFailurePolicy and JobSet failure policy all apply.
+the kubelet (through its :class:`ProgramHost`, the :class:`~fakecluster.network.network.Network`) to end
+the container with an exit code or to mark it ready, so exits go through the kubelet like any container
+exit and restartPolicy, Job back-off, podFailurePolicy and JobSet failure policy all apply.
 
 Each target is worked on independently (zeromq connects each endpoint on its own): an attempt resolves
 the name once (NXDOMAIN fails it at once), then sends SYNs on the kernel's schedule (:mod:`.tcp`),
@@ -15,16 +15,51 @@ then multiplied by ``backoff`` up to ``maxInterval``.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-from fakecluster.clock import Timer
+from fakecluster.api.objects import Obj
+from fakecluster.clock import Clock, Timer
+from fakecluster.network.config import NetworkConfig
+from fakecluster.network.dns import Answer
 from fakecluster.network.program import FOREVER, UNTIL_DISCONNECTED, ProgramSpec
 from fakecluster.network.tcp import Outcome, connect_deadline, syn_offsets
 
-if TYPE_CHECKING:
-    from fakecluster.network.network import Network, PodNet
-
 STARTING, WAITING, WORKING, ENDED = "starting", "waiting", "working", "ended"
+
+
+@dataclass(slots=True, eq=False)
+class PodNet:
+    """What the network knows of one admitted pod."""
+
+    uid: str
+    namespace: str
+    name: str
+    node: str
+    ip: str
+    pod: Obj
+    fqdn: str | None
+    sandbox_at: float
+    stopped: bool = False
+    run: ProgramRun | None = None
+
+
+class ProgramHost(Protocol):
+    """What a program run asks of the network it runs on (:class:`~fakecluster.network.network.Network`):
+    the clock, the SYN and DNS verdicts, and the way back to the kubelet."""
+
+    clock: Clock
+    config: NetworkConfig
+
+    def emit(self, pod: PodNet, kind: str, event: str, detail: str) -> None: ...
+
+    def exit_container(self, run: ProgramRun, code: int) -> None: ...
+
+    def mark_ready(self, run: ProgramRun) -> None: ...
+
+    def judge(self, src: PodNet, ip: str, port: int) -> tuple[Outcome, ProgramRun | None]: ...
+
+    def resolve(self, pod: PodNet, host: str) -> tuple[Answer, str]: ...
 
 
 def us(t: float) -> float:
@@ -143,7 +178,7 @@ class TargetRun:
 class ProgramRun:
     """The program of one container start. ``state``: starting → waiting → working → ended."""
 
-    def __init__(self, net: Network, pod: PodNet, spec: ProgramSpec, *, worker: Any, container: Any,
+    def __init__(self, net: ProgramHost, pod: PodNet, spec: ProgramSpec, *, worker: Any, container: Any,
                  run_id: int, startup: float, work: float) -> None:
         self.net = net
         self.pod = pod

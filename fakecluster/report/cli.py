@@ -1,13 +1,12 @@
 """The report's command-line pieces, kept apart from ``fakecluster/cli.py`` so that file stays small.
 
-``run --report DIR`` and ``run --trace FILE`` are options of the ``run`` verb (:func:`add_run_options`
-declares them, :class:`RunSinks` writes them as scenarios finish); ``diff`` and ``export`` are verbs of
-their own (:func:`add_commands`).
+``run --report DIR`` and ``run --trace FILE`` are options of the ``run`` verb (``fakecluster/cli.py``
+declares them in its report option group, :class:`RunSinks` writes them as scenarios finish); ``diff``
+and ``export`` are verbs of their own (:func:`run_diff`, :func:`run_export`).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import IO
@@ -17,21 +16,17 @@ from fakecluster.report.jsonl import TraceFormatError, read_traces, write_trace
 from fakecluster.scenario.runner import ScenarioOutcome
 from fakecluster.scenario.trace import TraceEvent
 
-__all__ = ["RunSinks", "add_commands", "add_run_options", "run_diff"]
-
-
-def add_run_options(run: argparse.ArgumentParser) -> None:
-    run.add_argument("--report", type=Path, metavar="DIR",
-                     help="write an HTML timeline per scenario and an index.html into DIR")
-    run.add_argument("--trace", type=Path, metavar="FILE",
-                     help="write every scenario's trace to FILE as JSON lines (docs/trace-format.md)")
+__all__ = ["RunSinks", "run_diff", "run_export"]
 
 
 class RunSinks:
     """Where ``run`` sends each finished scenario besides the terminal: the report folder, the trace file."""
 
-    def __init__(self, report: Path | None, trace: Path | None) -> None:
+    def __init__(self, report: Path | None, trace: Path | None, *, per_seed: bool = False) -> None:
+        """``per_seed``: each file is played with several seeds (``run --seeds N``), so pages and trace
+        blocks are named by seed too."""
         self.report = report
+        self.per_seed = per_seed
         self.trace_path = trace
         if report is not None:
             from fakecluster.report.writer import start_report
@@ -51,13 +46,13 @@ class RunSinks:
         from fakecluster.report.writer import write_page
 
         if self.report is not None:
-            write_page(self.report, outcome, lifecycle)
+            write_page(self.report, outcome, lifecycle, per_seed=self.per_seed)
         if self._trace is not None:
             sweep = getattr(outcome, "sweep", None)
             runs = sweep.runs if sweep is not None else [outcome]
             for run in runs:  # a sweep: one block per seed, named "<scenario> seed <n>"
                 header = trace_header(run)
-                if sweep is not None:
+                if sweep is not None or self.per_seed:
                     header["scenario"] = f"{run.name} seed {run.seed}"
                 write_trace(self._trace, header, run.trace)
 
@@ -72,15 +67,6 @@ class RunSinks:
 
             lines.append(f"report: {write_index(self.report)}")
         return lines
-
-
-def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    diff = sub.add_parser("diff", help="first divergence and differing milestones of two trace files")
-    diff.add_argument("a", type=Path, metavar="A.jsonl")
-    diff.add_argument("b", type=Path, metavar="B.jsonl")
-    export = sub.add_parser("export", help="write a scenario as manifests + KWOK stages + a check script")
-    export.add_argument("scenario", type=Path, metavar="SCENARIO")
-    export.add_argument("directory", type=Path, metavar="DIR")
 
 
 def run_diff(a: Path, b: Path, out: IO[str] = sys.stdout) -> int:

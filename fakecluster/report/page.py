@@ -161,7 +161,7 @@ MAX_OTHER_ROWS = 50
 
 def _other_rows(events: Sequence[TraceEvent], lane_index: int, end: float) -> list[str]:
     """Objects outside any replicated job (EndpointSlices, Services, whatever a component records) as one
-    folded lane: a row of ticks per object, the event and its detail (``ready 3/4``) in the tooltip."""
+    folded lane: a row of ticks per object, the event and its detail (``endpoints 4``) in the tooltip."""
     by_object: dict[tuple[str, str], list[Tick]] = {}
     for e in events:
         by_object.setdefault((e.kind, e.name), []).append(Tick(e.time, e.event, e.detail))

@@ -79,6 +79,8 @@ def _describe(exp: Expectation) -> str:
 
 
 def _scenario(outcome: ScenarioOutcome) -> Scenario | None:
+    if outcome.path is None:  # played from a dict (the Python API): there is no file to read back
+        return None
     try:
         return load_scenario(outcome.path)
     except (ScenarioError, OSError):
@@ -102,11 +104,12 @@ def sweep_distributions(outcome: ScenarioOutcome) -> dict[str, dict[str, list[fl
 
 def write_page(directory: Path, outcome: ScenarioOutcome, lifecycle: Sequence[TraceEvent] = (), *,
                distributions: Mapping[str, Mapping[str, Sequence[float]]] | None = None,
-               workload_kind: str = "JobSet") -> Path:
+               workload_kind: str = "JobSet", per_seed: bool = False) -> Path:
     """Write one scenario's page (and its index record) into ``directory``; return the page's path.
 
     For a sweep the timeline is its first seed's run (``lifecycle`` should be that run's edges) and the
-    distributions are charted over every seed."""
+    distributions are charted over every seed. ``per_seed``: the same file is played with several seeds
+    (``--seeds``, ``--fakecluster-seeds``), so each seed gets its own page (``<page>--seed-<n>.html``)."""
     directory.mkdir(parents=True, exist_ok=True)
     sweep = getattr(outcome, "sweep", None)
     shown = sweep.runs[0] if sweep is not None and sweep.runs else outcome
@@ -120,7 +123,9 @@ def write_page(directory: Path, outcome: ScenarioOutcome, lifecycle: Sequence[Tr
         expectations = [(_describe(e), m) for e, m in zip(scenario.expect, moments, strict=True)]
         actions = action_moments(scenario, shown.trace, shown.shapes)
     title = outcome.name if shown is outcome else f"{outcome.name} (timeline: seed {shown.seed})"
-    name = page_name(outcome.path)
+    name = page_name(outcome.path if outcome.path is not None else Path(outcome.name))
+    if per_seed:
+        name = f"{name.removesuffix('.html')}--seed-{outcome.seed}.html"
     data = PageData(
         name=title, path=str(outcome.path), passed=outcome.passed, seed=outcome.seed,
         virtual_end=outcome.virtual_end, wall_seconds=outcome.wall_seconds, digest=outcome.digest,

@@ -89,6 +89,10 @@ class ActionPlayer:
             self.errors.append(f"{self.path}: {where}: expected the API server to refuse it (a message "
                                f"containing {expected!r}), but it was accepted")
 
+    def apply_now(self, action: Action) -> None:
+        """Apply an action at once, letting its error propagate (the Python API's ``act``)."""
+        self._apply(action)
+
     def _only_jobset(self, name: str | None) -> str:
         if name is not None:
             return name

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 
 __all__ = ["format_duration", "format_seconds", "parse_duration"]
 
@@ -18,6 +18,8 @@ _UNITS: dict[str, Decimal] = {"h": Decimal(3600), "m": Decimal(60), "s": Decimal
 _UNIT_ORDER = ("h", "m", "s", "ms")
 _PART = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(ms|h|m|s)")
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
+_MICROSECOND = Decimal("0.000001")
+"""Format 1.1 "Time": a duration is rounded to the nearest microsecond when read."""
 MAX_DURATION_SECONDS = 10 * 365 * 24 * 3600
 """The longest duration a scenario may write: 10 years (87600h). Go's ``time.Duration`` tops out at ~292
 years; anything near that is a typo, and a ``999...9s`` must not silently become infinite."""
@@ -52,10 +54,14 @@ def parse_duration(value: object) -> float:
 
 
 def _bounded(seconds: Decimal | int | float, written: object) -> float:
+    """Refuse what is over the bound (checked first, so the rounding never sees a huge number), then
+    round to the whole microsecond (format 1.1 "Time")."""
     if seconds > MAX_DURATION_SECONDS:
         shown = written if isinstance(written, str) else f"{written}s"
         raise ValueError(f"duration {shown!r} is longer than 10 years (87600h), the longest allowed")
-    return float(seconds)
+    if isinstance(seconds, Decimal):
+        return float(seconds.quantize(_MICROSECOND, rounding=ROUND_HALF_EVEN))
+    return round(float(seconds), 6)
 
 
 def _parse_text(text: str) -> Decimal:

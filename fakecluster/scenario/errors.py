@@ -9,11 +9,18 @@ loader appends its ``sub_path`` to pydantic's location before looking up the lin
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["FieldProblem", "ScenarioError", "escape_control", "join_path", "nearest_line"]
+__all__ = [
+    "MAX_PROBLEMS", "FieldProblem", "ScenarioError", "ScenarioProblems", "combine", "escape_control",
+    "join_path", "nearest_line",
+]  # fmt: skip
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+MAX_PROBLEMS = 20
+"""How many problems one error lists: enough to fix a file in one go, few enough to read."""
 
 
 class ScenarioError(Exception):
@@ -55,6 +62,12 @@ class ScenarioError(Exception):
         parts.append(self.message)
         return ": ".join(parts)
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ScenarioError) and str(other) == str(self)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
     def __reduce__(self) -> tuple[object, ...]:
         """Keep the keyword-only constructor picklable (pytest-xdist ships errors between processes)."""
         return (_rebuild, (self.message, self.file, self.field_path, self.line))
@@ -62,6 +75,40 @@ class ScenarioError(Exception):
 
 def _rebuild(message: str, file: Path | None, field_path: str, line: int | None) -> ScenarioError:
     return ScenarioError(message, file=file, field_path=field_path, line=line)
+
+
+class ScenarioProblems(ScenarioError):
+    """Every problem one pass over a file found, so the author fixes them all in one run.
+
+    ``str()`` is one ``file:line: field: message`` line per problem, in line order per file, capped at
+    :data:`MAX_PROBLEMS`; the location attributes are those of the first problem."""
+
+    def __init__(self, problems: Sequence[ScenarioError]) -> None:
+        files = list(dict.fromkeys(p.file for p in problems))  # grouped by file, in order of appearance
+        ordered = sorted(problems, key=lambda p: (files.index(p.file), p.line is None, p.line or 0))
+        self.problems = list(dict.fromkeys(ordered))
+        first = self.problems[0]
+        super().__init__(first.message, file=first.file, field_path=first.field_path, line=first.line)
+
+    def __str__(self) -> str:
+        lines = [str(p) for p in self.problems[:MAX_PROBLEMS]]
+        if len(self.problems) > MAX_PROBLEMS:
+            lines.append(f"... and {len(self.problems) - MAX_PROBLEMS} more problems")
+        return "\n".join(lines)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (ScenarioProblems, (self.problems,))
+
+
+def combine(problems: Sequence[ScenarioError]) -> ScenarioError:
+    """One error for several problems (flattening nested ones); a single problem stays itself."""
+    flat: list[ScenarioError] = []
+    for problem in problems:
+        flat.extend(problem.problems if isinstance(problem, ScenarioProblems) else [problem])
+    return flat[0] if len(flat) == 1 else ScenarioProblems(flat)
 
 
 class FieldProblem(ValueError):

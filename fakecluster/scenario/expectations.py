@@ -9,7 +9,6 @@ whose slice of the timeline explains it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
@@ -18,44 +17,16 @@ from fakecluster.scenario.durations import format_seconds
 from fakecluster.scenario.format import Expectation, Scenario, StateCheck
 from fakecluster.scenario.matching import show, subset_match
 from fakecluster.scenario.milestones import Milestone, Shapes, workload_shapes
+from fakecluster.scenario.results import Failure, RunResult
 from fakecluster.scenario.trace import Snapshot, TraceEvent
 
 if TYPE_CHECKING:
-    from fakecluster.workload_plugin import WorkloadPlugin
+    pass
 
 __all__ = ["Failure", "RunResult", "check"]
 
 _COUNT_KINDS = {"jobs": "Job", "pods": "Pod", "services": "Service", "jobsets": "JobSet", "nodes": "Node",
                 "endpointslices": "EndpointSlice"}
-
-
-@dataclass(slots=True)
-class RunResult:
-    """Everything a run leaves behind that expectations may look at."""
-
-    trace: list[TraceEvent]
-    final: Snapshot
-    snapshots: dict[float, Snapshot]
-    events: list[dict[str, Any]]
-    rejection: str | None
-    virtual_end: float
-    seed: int
-    stuck: bool = False
-    """The run ended with a JobSet neither Completed nor Failed and nothing but unbounded waiting left."""
-    diagnosis: str = ""
-    """What each unfinished replicated job waits for (:mod:`fakecluster.scenario.diagnosis`)."""
-    plugin: WorkloadPlugin | None = None
-    """Resolves pod references of object assertions (slots and the current attempt)."""
-    job_events: list[dict[str, Any]] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class Failure:
-    """One broken expectation; ``index`` is its position in ``expect`` (-1: an unexpected rejection)."""
-
-    index: int
-    summary: str
-    related: list[str] = field(default_factory=list)
 
 
 def check(scenario: Scenario, result: RunResult, shapes: Shapes | None = None) -> list[Failure]:

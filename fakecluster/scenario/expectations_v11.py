@@ -17,10 +17,10 @@ from fakecluster.scenario.durations import format_seconds
 from fakecluster.scenario.format_v11 import Gap, Stuck
 from fakecluster.scenario.matching import subset_match
 from fakecluster.scenario.milestones import Shapes, parse_pod_ref
+from fakecluster.scenario.results import Failure, RunResult
 from fakecluster.scenario.trace import Snapshot
 
 if TYPE_CHECKING:
-    from fakecluster.scenario.expectations import Failure, RunResult
     from fakecluster.workload_plugin import WorkloadPlugin
 
 __all__ = ["SERVICE_NAME_LABEL", "check_gap", "check_stuck", "find_pod", "object_problems"]
@@ -30,8 +30,6 @@ SERVICE_NAME_LABEL = "kubernetes.io/service-name"
 
 
 def check_gap(index: int, head: str, gap: Gap, result: RunResult, shapes: Shapes) -> Failure | None:
-    from fakecluster.scenario.expectations import Failure
-
     related = [gap.from_.text, gap.to.text]
     start, end = gap.from_.find(result.trace, shapes), gap.to.find(result.trace, shapes)
     missing = [f"'{m}'" for m, e in ((gap.from_, start), (gap.to, end)) if e is None]
@@ -51,8 +49,6 @@ def check_gap(index: int, head: str, gap: Gap, result: RunResult, shapes: Shapes
 
 
 def check_stuck(index: int, head: str, stuck: Stuck, result: RunResult) -> Failure | None:
-    from fakecluster.scenario.expectations import Failure
-
     if not result.stuck:
         ended = format_seconds(result.virtual_end)
         return Failure(index, f"{head}: the run did not end stuck (every JobSet finished; ended at {ended})")

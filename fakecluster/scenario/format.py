@@ -43,6 +43,7 @@ from fakecluster.api.validation import (
 )
 from fakecluster.scenario.durations import parse_duration
 from fakecluster.scenario.errors import FieldProblem, nearest_line
+from fakecluster.scenario.format_network import DnsSpec, Jitter, NetworkSpec, ProgramModel
 from fakecluster.scenario.format_v11 import Distribution, Gap, StuckField, Sweep
 from fakecluster.scenario.limits import MAX_NODES
 from fakecluster.scenario.milestones import Milestone, PodRef, parse_milestone, parse_pod_ref
@@ -236,6 +237,8 @@ class Latency(_Model):
     jobset: Duration = 0.0
     scheduler: Duration = 0.0
     garbage_collector: Duration = 0.0
+    endpoint_slice: Duration = 0.0
+    """Format 1.1: pod/Service change -> EndpointSlice written (the batch period)."""
 
 
 class Faults(_Model):
@@ -264,6 +267,8 @@ class ClusterSpec(_Model):
     faults: Faults = Field(default_factory=Faults)
     informer_lag: Duration = 0.0
     """How far the controllers' informer caches (their reads and watch events) trail the API server."""
+    network: NetworkSpec = Field(default_factory=NetworkSpec)
+    dns: DnsSpec = Field(default_factory=DnsSpec)
     invariants: Bool = True
     """Check every invariant (``fakecluster.invariants`` and the workload's) during the run; a violation
     fails the scenario. Off only for benchmarks that measure the cluster alone."""
@@ -407,9 +412,16 @@ class PodRule(_Model):
     """One exit for every run of the container, or a list: one per successive run (its restarts), the
     last repeating (kept in :attr:`ExitSpec.runs`)."""
     terminate: Duration | None = None
-    jitter: Duration | None = None
+    jitter: Jitter | None = None
+    program: ProgramModel | None = None
     probes: ProbeRules | None = None
     pull_failures: PullFailures | None = None
+
+    @model_validator(mode="after")
+    def _exit_or_program(self) -> PodRule:
+        if self.exit is not None and self.program is not None:
+            raise FieldProblem("give 'exit' or 'program', not both: they are one choice", "program")
+        return self
 
     @field_validator("exit", mode="before")
     @classmethod
@@ -437,19 +449,26 @@ class ResolvedPodRule:
     ready: float | None = None
     exit: ExitSpec | None = None
     terminate: float | None = None
-    jitter: float | None = None
+    jitter: float | dict[str, float] | None = None
+    program: ProgramModel | None = None
     probes: ProbeRules | None = None
     pull_failures: float | None = None
 
 
 def resolve_pod_rule(rules: list[PodRule], pod: PodIdentity) -> ResolvedPodRule:
-    """Field by field, the first matching rule that sets a field wins (the doc's inheritance rule)."""
+    """Field by field, the first matching rule that sets a field wins (the doc's inheritance rule);
+    ``exit`` and ``program`` are one choice: the first matching rule that sets either decides both."""
     chosen: dict[str, Any] = {}
+    ending_decided = False
     for rule in rules:
-        if rule.match.matches(pod):
-            for name in _TIMING_FIELDS:
-                if name not in chosen and getattr(rule, name) is not None:
-                    chosen[name] = getattr(rule, name)
+        if not rule.match.matches(pod):
+            continue
+        for name in _TIMING_FIELDS:
+            if name != "exit" and name not in chosen and getattr(rule, name) is not None:
+                chosen[name] = getattr(rule, name)
+        if not ending_decided and (rule.exit is not None or rule.program is not None):
+            ending_decided = True
+            chosen["exit"], chosen["program"] = rule.exit, rule.program
     return ResolvedPodRule(**chosen)
 
 
@@ -721,6 +740,8 @@ class Scenario(_Model):
 
     _source: Path | None = PrivateAttr(default=None)
     _lines: dict[str, int] = PrivateAttr(default_factory=dict)
+    _manifest_files: dict[str, tuple[Path, dict[str, int]]] = PrivateAttr(default_factory=dict)
+    """``{file: ...}`` manifests: scenario path (``jobsets[1]``) -> the manifest file and its lines."""
 
     @model_validator(mode="before")
     @classmethod
@@ -782,3 +803,13 @@ class Scenario(_Model):
     def line_of(self, field_path: str) -> int | None:
         """The source line of ``field_path`` (or its nearest enclosing field), if loaded from a file."""
         return nearest_line(self._lines, field_path)
+
+    def locate(self, field_path: str) -> tuple[Path | None, int | None]:
+        """File and line of ``field_path``; a path inside a ``{file: ...}`` manifest points into that
+        manifest file (``jobset.spec.replicatedJobs[0].replicas`` -> ``manifests/js.yaml:12``)."""
+        for prefix, (file, lines) in self._manifest_files.items():
+            if field_path == prefix or field_path.startswith((prefix + ".", prefix + "[")):
+                inner = field_path[len(prefix) :].lstrip(".")
+                line = nearest_line(lines, inner) if inner else None
+                return (file, line) if line is not None else (self._source, self.line_of(prefix))
+        return self._source, self.line_of(field_path)

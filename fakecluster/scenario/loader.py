@@ -9,8 +9,9 @@ or JobSets that do not exist, so a typo fails at load instead of making ``never:
 
 from __future__ import annotations
 
+import copy
 import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, get_args
 
@@ -19,7 +20,15 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from fakecluster.scenario import format as fmt
-from fakecluster.scenario.errors import FieldProblem, ScenarioError, escape_control, join_path, nearest_line
+from fakecluster.scenario.errors import (
+    FieldProblem,
+    ScenarioError,
+    ScenarioProblems,
+    combine,
+    escape_control,
+    join_path,
+    nearest_line,
+)
 from fakecluster.scenario.file_refs import RefusedReference, resolve_reference
 from fakecluster.scenario.milestones import Milestone, PodRef, Shapes, parse_pod_ref
 from fakecluster.scenario.reading import (
@@ -30,7 +39,10 @@ from fakecluster.scenario.reading import (
     read_bounded_text,
 )
 
-__all__ = ["load_scenario", "validate_against_workload"]
+__all__ = [
+    "load_scenario", "load_scenario_data", "problems_from_validation", "validate_action",
+    "validate_against_workload", "validate_milestone",
+]  # fmt: skip
 
 _EXPECTED = {
     "int_type": "an integer", "int_parsing": "an integer", "int_from_float": "an integer",
@@ -43,14 +55,17 @@ _EXPECTED = {
 def load_scenario(path: Path, *, allowed_dirs: Iterable[Path] = ()) -> fmt.Scenario:
     """Load and validate one scenario file; every problem is a :class:`ScenarioError`, never a traceback.
 
-    Reading is bounded (:mod:`~fakecluster.scenario.reading`) and ``{file:}`` references stay inside the
-    scenario's tree or ``allowed_dirs`` (:mod:`~fakecluster.scenario.file_refs`)."""
+    All problems found are reported at once (:class:`~fakecluster.scenario.errors.ScenarioProblems`),
+    each with its own file, line and field path. Reading is bounded (:mod:`~fakecluster.scenario.reading`)
+    and ``{file:}`` references stay inside the scenario's tree or ``allowed_dirs``
+    (:mod:`~fakecluster.scenario.file_refs`)."""
     path = Path(path)
     try:
         text = read_bounded_text(path)
     except UnreadableFile as exc:
         raise ScenarioError(f"cannot read the scenario file: {exc}", file=path) from None
-    data, lines = _parse_yaml(text, path)
+    problems: list[ScenarioError] = []
+    data, lines = _parse_yaml(text, path, problems)
     if data is None:
         raise ScenarioError(
             "the file is empty; a scenario needs at least 'jobset' or 'jobsets' and 'expect'", file=path
@@ -59,31 +74,99 @@ def load_scenario(path: Path, *, allowed_dirs: Iterable[Path] = ()) -> fmt.Scena
         raise ScenarioError(
             f"a scenario is a mapping of keys (jobset, expect, ...), got {_describe(data)}", file=path, line=1
         )
-    _resolve_manifest_refs(data, path, lines, tuple(allowed_dirs))
+    if "apiVersion" in data and "kind" in data and "expect" not in data:
+        raise ScenarioError(
+            f"this is a Kubernetes manifest (kind {escape_control(str(data['kind']))}), not a scenario;"
+            " a scenario references it with 'jobset: {file: <path relative to the scenario>}'",
+            file=path,
+            line=1,
+        )
+    return _build(
+        data, path, lines=lines, base_dir=path.parent, default_name=path.stem, problems=problems,
+        allowed_dirs=tuple(allowed_dirs),
+    )
+
+
+def load_scenario_data(
+    data: Mapping[str, Any],
+    *,
+    name: str = "scenario",
+    base_dir: Path | None = None,
+    allowed_dirs: Iterable[Path] = (),
+) -> fmt.Scenario:
+    """Validate a scenario given as a mapping (the Python API's ``run_scenario({...})``); ``{file:}``
+    manifest references are read relative to ``base_dir`` (default: the working directory), inside its
+    tree or ``allowed_dirs``."""
+    if not isinstance(data, Mapping):
+        raise ScenarioError(f"a scenario is a mapping of keys (jobset, expect, ...), got {_describe(data)}")
+    return _build(
+        copy.deepcopy(dict(data)), None, lines={}, base_dir=base_dir or Path(), default_name=name,
+        problems=[], allowed_dirs=tuple(allowed_dirs),
+    )
+
+
+def _build(
+    data: dict[str, Any],
+    path: Path | None,
+    *,
+    lines: dict[str, int],
+    base_dir: Path,
+    default_name: str,
+    problems: list[ScenarioError],
+    allowed_dirs: tuple[Path, ...] = (),
+) -> fmt.Scenario:
+    """Validate the plain data, collecting every problem before raising them together."""
+    manifest_files, failed = _resolve_manifest_refs(
+        data, path, base_dir, lines, problems, allowed_dirs=allowed_dirs
+    )
     try:
-        scenario = fmt.Scenario.model_validate(data, context={"default_name": path.stem})
+        scenario = fmt.Scenario.model_validate(data, context={"default_name": default_name})
     except ValidationError as exc:
-        raise _from_validation(exc, path, lines) from None
+        found = problems_from_validation(exc, path, lines)
+        problems.extend(p for p in _flatten(found) if not any(p.field_path.startswith(f) for f in failed))
+        raise combine(problems) from None
     except RecursionError:  # pragma: no cover - MAX_DEPTH keeps documents far from the recursion limit
         raise ScenarioError("the document is nested too deeply to validate", file=path) from None
+    if problems:
+        raise combine(problems)
     scenario._source = path
     scenario._lines = lines
+    scenario._manifest_files = manifest_files
     return scenario
 
 
-def _parse_yaml(text: str, file: Path) -> tuple[Any, dict[str, int]]:
+def _flatten(error: ScenarioError) -> list[ScenarioError]:
+    return list(error.problems) if isinstance(error, ScenarioProblems) else [error]
+
+
+_FLOW_HINT = (
+    "; a milestone or pod reference with [...] inside a [...] list or {...} mapping needs quotes,"
+    ' e.g. order: ["all node[0] pods Ready", "first launcher pods Created"]'
+)
+
+
+def _parse_yaml(text: str, file: Path, problems: list[ScenarioError]) -> tuple[Any, dict[str, int]]:
     try:
         node, data = parse_bounded_yaml(text)
         lines: dict[str, int] = {}
         if node is not None:
-            _map_lines(node, "", lines, file, set())
+            _map_lines(node, "", lines, file, problems, seen_nodes=set())
         return data, lines
     except YamlProblem as exc:
-        raise ScenarioError(f"invalid YAML: {exc.message}", file=file, line=exc.line) from None
+        hint = _FLOW_HINT if "got '['" in exc.message and "flow" in exc.message else ""
+        raise ScenarioError(f"invalid YAML: {exc.message}{hint}", file=file, line=exc.line) from None
 
 
-def _map_lines(node: yaml.Node, path: str, lines: dict[str, int], file: Path, seen_nodes: set[int]) -> None:
-    """Record the line of every key and list item, and refuse duplicate keys (PyYAML keeps the last).
+def _map_lines(
+    node: yaml.Node,
+    path: str,
+    lines: dict[str, int],
+    file: Path | None,
+    problems: list[ScenarioError],
+    *,
+    seen_nodes: set[int],
+) -> None:
+    """Record the line of every key and list item, and collect duplicate keys (PyYAML keeps the last).
 
     A node reached again through an alias is not walked again (its lines are those of its first use):
     re-walking is what makes an alias bomb exponential."""
@@ -98,41 +181,70 @@ def _map_lines(node: yaml.Node, path: str, lines: dict[str, int], file: Path, se
             key = str(key_node.value)
             child = join_path(path, key)
             if key in seen:
-                raise ScenarioError(
-                    f"duplicate key '{key}'", file=file, field_path=child, line=key_node.start_mark.line + 1
+                line = key_node.start_mark.line + 1
+                problems.append(
+                    ScenarioError(f"duplicate key '{key}'", file=file, field_path=child, line=line)
                 )
+                continue
             seen.add(key)
             lines[child] = key_node.start_mark.line + 1
-            _map_lines(value_node, child, lines, file, seen_nodes)
+            _map_lines(value_node, child, lines, file, problems, seen_nodes=seen_nodes)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             child = join_path(path, index)
             lines[child] = item.start_mark.line + 1
-            _map_lines(item, child, lines, file, seen_nodes)
+            _map_lines(item, child, lines, file, problems, seen_nodes=seen_nodes)
 
 
 def _resolve_manifest_refs(
-    data: dict[str, Any], file: Path, lines: dict[str, int], allowed_dirs: tuple[Path, ...] = ()
-) -> None:
-    """Replace each ``{file: path}`` under jobset/jobsets by the manifest it points to."""
+    data: dict[str, Any],
+    file: Path | None,
+    base_dir: Path,
+    lines: dict[str, int],
+    problems: list[ScenarioError],
+    *,
+    allowed_dirs: tuple[Path, ...] = (),
+) -> tuple[dict[str, tuple[Path, dict[str, int]]], list[str]]:
+    """Replace each ``{file: path}`` under jobset/jobsets by the manifest it points to.
+
+    Returns the manifest files with their line maps (by scenario path) and the paths whose reference
+    could not be read (their problems are in ``problems``; validation errors under them are noise)."""
+    refs: list[tuple[str, Mapping[str, Any]]] = []
     if isinstance(data.get("jobset"), Mapping):
-        data["jobset"] = _read_manifest_ref(data["jobset"], "jobset", file, lines, allowed_dirs)
+        refs.append(("jobset", data["jobset"]))
     if isinstance(data.get("jobsets"), list):
-        data["jobsets"] = [
-            _read_manifest_ref(item, f"jobsets[{i}]", file, lines, allowed_dirs)
-            if isinstance(item, Mapping)
-            else item
-            for i, item in enumerate(data["jobsets"])
-        ]
+        refs.extend((f"jobsets[{i}]", v) for i, v in enumerate(data["jobsets"]) if isinstance(v, Mapping))
+    files: dict[str, tuple[Path, dict[str, int]]] = {}
+    failed: list[str] = []
+    for path, value in refs:
+        if "file" not in value or "apiVersion" in value or "kind" in value:
+            continue
+        try:
+            manifest, target, manifest_lines = _read_manifest_ref(
+                value, path, file, base_dir, lines, allowed_dirs=allowed_dirs
+            )
+        except ScenarioError as err:
+            problems.append(err)
+            failed.append(path)
+            continue
+        files[path] = (target, manifest_lines)
+        if path == "jobset":
+            data["jobset"] = manifest
+        else:
+            data["jobsets"][int(path[len("jobsets[") : -1])] = manifest
+    return files, failed
 
 
 def _read_manifest_ref(
-    value: Mapping[str, Any], path: str, file: Path, lines: dict[str, int], allowed_dirs: tuple[Path, ...]
-) -> Any:
+    value: Mapping[str, Any],
+    path: str,
+    file: Path | None,
+    base_dir: Path,
+    lines: dict[str, int],
+    *,
+    allowed_dirs: tuple[Path, ...],
+) -> tuple[dict[str, Any], Path, dict[str, int]]:
     """Read a referenced manifest, bounded and contained; errors name the reference, never its content."""
-    if "file" not in value or "apiVersion" in value or "kind" in value:
-        return value
-
     def fail(message: str, sub: str = "file") -> ScenarioError:
         field_path = join_path(path, sub)
         return ScenarioError(message, file=file, field_path=field_path, line=nearest_line(lines, field_path))
@@ -145,7 +257,9 @@ def _read_manifest_ref(
         raise fail(f"expected a path to a YAML file relative to the scenario, got {_describe(ref)}")
     shown = escape_control(ref)
     try:
-        target = resolve_reference(ref, file, allowed_dirs)
+        # a scenario given as a mapping has no file: its references are relative to base_dir
+        anchor = file if file is not None else base_dir / "scenario.yaml"
+        target = resolve_reference(ref, anchor, allowed_dirs)
         text = read_bounded_text(target)
         node, document = parse_bounded_yaml(text)
     except (RefusedReference, UnreadableFile) as exc:
@@ -158,27 +272,23 @@ def _read_manifest_ref(
         raise fail(f"manifest file '{shown}'{where} is not valid YAML") from None
     if node is None or not isinstance(document, dict):
         raise fail(f"manifest file '{shown}' must hold exactly one YAML mapping (a JobSet manifest)")
-    return document
+    manifest_lines: dict[str, int] = {}
+    dup: list[ScenarioError] = []
+    _map_lines(node, "", manifest_lines, target, dup, seen_nodes=set())
+    if dup:
+        raise combine(dup)
+    return document, target, manifest_lines
 
 
 # ---------------------------------------------------------------- pydantic errors -> one line
 
 
-def _from_validation(exc: ValidationError, file: Path, lines: dict[str, int]) -> ScenarioError:
-    errors = [_convert(err, file, lines) for err in exc.errors()]
-    first = min(errors, key=lambda e: (e.line is None, e.line or 0))
-    if len(errors) > 1:
-        more = len(errors) - 1
-        return ScenarioError(
-            f"{first.message} (and {more} more problem{'s' if more > 1 else ''})",
-            file=file,
-            field_path=first.field_path,
-            line=first.line,
-        )
-    return first
+def problems_from_validation(exc: ValidationError, file: Path | None, lines: dict[str, int]) -> ScenarioError:
+    """Every pydantic error as a located problem (one error, or :class:`ScenarioProblems`)."""
+    return combine([_convert(err, file, lines) for err in exc.errors()])
 
 
-def _convert(err: ErrorDetails, file: Path, lines: dict[str, int]) -> ScenarioError:
+def _convert(err: ErrorDetails, file: Path | None, lines: dict[str, int]) -> ScenarioError:
     path = ""
     for part in err["loc"]:
         path = join_path(path, part)
@@ -214,6 +324,8 @@ def _convert(err: ErrorDetails, file: Path, lines: dict[str, int]) -> ScenarioEr
         message = f"must be {sign} {bound}, got {_short(err['input'])}"
     elif kind == "literal_error":
         message = f"expected {ctx.get('expected')}, got {_describe(err['input'])}"
+    if isinstance(err.get("input"), list) and ("milestone" in message or "pod reference" in message):
+        message += _FLOW_HINT
     return ScenarioError(message, file=file, field_path=path, line=nearest_line(lines, path))
 
 
@@ -270,42 +382,73 @@ def validate_against_workload(scenario: fmt.Scenario, shapes: Shapes) -> None:
     """Refuse references to JobSets, replicated jobs or indexes that the manifests do not define.
 
     ``shapes`` maps JobSet name -> replicated job name -> :class:`GroupShape` (the runner computes it from
-    the manifests). Raises :class:`ScenarioError` at the first bad reference, with its path and line.
+    the manifests). Raises :class:`ScenarioError` listing every bad reference, each with its path and
+    line.
     """
     checker = _WorkloadChecker(scenario, shapes)
+    checks: list[tuple[Any, ...]] = []
     for i, exp in enumerate(scenario.expect):
         for j, milestone in enumerate(exp.order or []):
-            checker.milestone(milestone, f"expect[{i}].order[{j}]")
+            checks.append((checker.milestone, milestone, f"expect[{i}].order[{j}]"))
         for key in ("happens", "never"):
             if isinstance(getattr(exp, key), Milestone):
-                checker.milestone(getattr(exp, key), f"expect[{i}].{key}")
+                checks.append((checker.milestone, getattr(exp, key), f"expect[{i}].{key}"))
         if exp.gap is not None:
-            checker.milestone(exp.gap.from_, f"expect[{i}].gap.from")
-            checker.milestone(exp.gap.to, f"expect[{i}].gap.to")
+            checks.append((checker.milestone, exp.gap.from_, f"expect[{i}].gap.from"))
+            checks.append((checker.milestone, exp.gap.to, f"expect[{i}].gap.to"))
         if exp.distribution is not None:
             span, where = exp.distribution.of, f"expect[{i}].distribution.of"
-            checker.milestone(span.to, where if span.start is None else f"{where}.to")
+            checks.append((checker.milestone, span.to, where if span.start is None else f"{where}.to"))
             if span.start is not None:
-                checker.milestone(span.start, f"{where}.from")
+                checks.append((checker.milestone, span.start, f"{where}.from"))
         state = exp.state
         if state is not None:
             base = f"expect[{i}].final" if exp.final is not None else f"expect[{i}]"
-            checker.state(state, base)
-    for i, action in enumerate(scenario.actions):
-        checker.action(action, f"actions[{i}]")
-    for i, rule in enumerate(scenario.pods):
-        checker.pod_match(rule.match, f"pods[{i}].match")
+            checks.append((checker.state, state, base))
+    checks.extend((checker.action, action, f"actions[{i}]") for i, action in enumerate(scenario.actions))
+    checks.extend((checker.pod_match, rule.match, f"pods[{i}].match") for i, rule in enumerate(scenario.pods))
+    problems: list[ScenarioError] = []
+    for check, *args in checks:
+        try:
+            check(*args)
+        except ScenarioError as err:
+            problems.append(err)
+    if problems:
+        raise combine(problems)
+
+
+def validate_milestone(
+    milestone: Milestone,
+    shapes: Shapes,
+    field_path: str = "milestone",
+    rules: Sequence[fmt.PodRule] | None = None,
+) -> None:
+    """The workload check of one milestone outside a file (the Python API's ``run(milestone=...)``);
+    ``rules`` are the cluster's ``pods`` rules, which a program milestone (``Connected``) needs."""
+    _WorkloadChecker(None, shapes, rules).milestone(milestone, field_path)
+
+
+def validate_action(action: fmt.Action, shapes: Shapes, field_path: str = "action") -> None:
+    """The workload check of one action outside a file (the Python API's ``act(...)``)."""
+    _WorkloadChecker(None, shapes).action(action, field_path)
 
 
 class _WorkloadChecker:
-    def __init__(self, scenario: fmt.Scenario, shapes: Shapes) -> None:
+    def __init__(
+        self, scenario: fmt.Scenario | None, shapes: Shapes, rules: Sequence[fmt.PodRule] | None = None
+    ) -> None:
         self.scenario = scenario
         self.shapes = shapes
+        self.rules: list[fmt.PodRule] | None = (
+            list(scenario.pods) if scenario is not None else None if rules is None else list(rules)
+        )
+        """The ``pods`` rules program milestones are checked against; None: not known, not checked."""
 
     def fail(self, path: str, message: str) -> ScenarioError:
-        return ScenarioError(
-            message, file=self.scenario.source, field_path=path, line=self.scenario.line_of(path)
-        )
+        if self.scenario is None:
+            return ScenarioError(message, field_path=path)
+        file, line = self.scenario.locate(path)
+        return ScenarioError(message, file=file, field_path=path, line=line)
 
     def jobset(self, name: str | None, path: str, example: str) -> None:
         if name is None:
@@ -355,6 +498,25 @@ class _WorkloadChecker:
                 f" prefix it, e.g. '{owners[0]}/{rjob}'",
             )
         self.indexes(owners, rjob, milestone.job_index, milestone.pod_index, path)
+        self.program_milestone(milestone, owners, path)
+
+    def program_milestone(self, milestone: Milestone, owners: list[str], path: str) -> None:
+        """Format 1.1: ``Connected`` needs a program with connect targets, ``Listening`` one with ports,
+        in some rule that can match the replicated job's pods."""
+        needs = {"Connected": "connect", "Listening": "listen"}.get(milestone.event)
+        if needs is None or self.rules is None:
+            return
+        for rule in self.rules:
+            match = rule.match
+            if rule.program is None or match.replicated_job not in (None, milestone.replicated_job):
+                continue
+            if match.jobset is not None and match.jobset not in owners:
+                continue
+            if getattr(rule.program, needs):
+                return
+        what = "connect targets" if needs == "connect" else "ports it listens on"
+        raise self.fail(path, f"'{milestone.event}' needs a program with {what} for the"
+                              f" '{milestone.replicated_job}' pods; no pods rule gives one")
 
     def pod_ref(self, ref: PodRef, path: str) -> None:
         if ref.jobset is None and len(self.shapes) > 1:

@@ -31,7 +31,10 @@ __all__ = [
     "workload_shapes",
 ]
 
-POD_EVENTS = ("Created", "Scheduled", "Running", "Ready", "Succeeded", "Failed", "Deleted")
+POD_EVENTS = ("Created", "Scheduled", "Running", "Ready", "Succeeded", "Failed", "Deleted",
+              *("Listening", "Connected", "Working", "GaveUp", "Resolvable"))
+"""Version 1's pod events, then format 1.1's program milestones (recorded by the network)."""
+NETWORK_POD_EVENTS = ("Listening", "Connected", "Working", "GaveUp", "Resolvable")
 JOB_EVENTS = ("Created", "Ready", "Complete", "Failed", "Suspended", "Resumed", "Deleted")
 JOBSET_CONDITIONS = (
     "Completed",

@@ -82,6 +82,7 @@ class TraceRecorder:
         if "Event" in server.kinds():
             server.watch("Event", self._on_event)
         server.watch("EndpointSlice", self._on_endpoint_slice)
+        cluster.network.listeners.append(self._on_network)
 
     def write_digest(self) -> str:
         self._flush_write_log()
@@ -195,18 +196,21 @@ class TraceRecorder:
         if restarts > ((old.get("status") or {}).get("restarts") or 0):
             self._emit(obj, kind, "Restarted", str(restarts), own_name=True)
 
+    def _on_network(self, kind: str, pod: Obj, event: str, detail: str) -> None:
+        """Program milestones (``Pod`` events) and each step of a connect attempt (``Connect``)."""
+        self._emit(pod, kind, event, detail)
+
     def _on_endpoint_slice(self, event: WatchEvent) -> None:
-        """Slices are in the trace (format 1.1): created, updated, deleted, with how many of their
-        endpoints are ready (``ready 3/4``)."""
+        """Slices are in the trace (format 1.1): created, updated, deleted, with how many endpoints
+        they list (``endpoints 4``)."""
         self._log_write(event)
         obj = event.object
         endpoints = obj.get("endpoints") or ()
-        ready = sum(1 for e in endpoints if (e.get("conditions") or {}).get("ready"))
         verb = {"ADDED": "Created", "MODIFIED": "Updated", "DELETED": "Deleted"}[event.type]
         meta = obj["metadata"]
         record = TraceEvent(self.cluster.clock.now, len(self.trace), "EndpointSlice",
                             meta.get("namespace", ""), meta["name"], verb,
-                            detail=f"ready {ready}/{len(endpoints)}")
+                            detail=f"endpoints {len(endpoints)}")
         self.trace.append(record)
         for listener in self.listeners:
             listener(record)

@@ -2,18 +2,18 @@
 
 Data flows one way: scenario → cluster (API server ← controllers ← clock) → trace → expectations. The
 only feedback is the one the format asks for: a ``when:`` action fires when its milestone shows up in
-the trace, as a person watching the cluster would react.
+the trace, as a person watching the cluster would react. The cluster is a
+:class:`~fakecluster.session.FakeCluster`, the same one Python tests drive.
 """
 
 from __future__ import annotations
 
 import functools
-import gc
 import hashlib
 import math
 import os
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,13 +21,12 @@ from typing import Any
 from fakecluster import wallclock_freeze as wallclock
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
-from fakecluster.cluster import Cluster, ClusterConfig, NodePool
+from fakecluster.cluster import Cluster, ClusterConfig
 from fakecluster.invariants import InvariantMonitor, kubernetes_invariants
-from fakecluster.kubelet.pod_timings import PodTimings
-from fakecluster.scenario.actions import ActionPlayer
-from fakecluster.scenario.errors import ScenarioError, escape_control
+from fakecluster.scenario.discovery import discover
+from fakecluster.scenario.errors import ScenarioError, combine, escape_control
 from fakecluster.scenario.expectations import RunResult, check
-from fakecluster.scenario.format import PodIdentity, Scenario, resolve_pod_rule
+from fakecluster.scenario.format import Scenario
 from fakecluster.scenario.limits import (
     DEFAULT_MAX_EVENTS,
     DEFAULT_MAX_PODS,
@@ -36,22 +35,38 @@ from fakecluster.scenario.limits import (
     RunLimits,
     install_budget,
 )
-from fakecluster.scenario.loader import load_scenario, validate_against_workload
-from fakecluster.scenario.recorder import TraceRecorder
+from fakecluster.scenario.loader import load_scenario, load_scenario_data, validate_against_workload
+from fakecluster.scenario.milestones import Milestone
+from fakecluster.scenario.programs import JobSetNetwork, check_targets, jobset_network
 from fakecluster.scenario.schemas import check_state_keys, kind_schemas
 from fakecluster.scenario.stuck import StuckProbe, measure_distributions
-from fakecluster.scenario.timeline import render_failure
+from fakecluster.scenario.timeline import render_failure, render_timeline
 from fakecluster.scenario.trace import Snapshot, TraceEvent, trace_digest
+from fakecluster.session import FakeCluster, ProgressCallback, running
 from fakecluster.workload_plugin import GroupShape, WorkloadPlugin, load_plugin
+
+__all__ = [
+    "Observe",
+    "ScenarioOutcome",
+    "ScenarioResult",
+    "ScenarioRun",
+    "discover",
+    "play_seed",
+    "run_scenario",
+    "validate_scenario",
+]
 
 SNAPSHOT_KINDS = ("JobSet", "Job", "Pod", "Service", "Node", "EndpointSlice")
 
 
 @dataclass(slots=True)
-class ScenarioOutcome:
-    """What the CLI and the pytest item report for one scenario file."""
+class ScenarioResult:
+    """The typed result of one scenario run: what the CLI, the pytest item and Python callers read.
 
-    path: Path
+    ``path`` is None for a scenario given as a mapping. ``milestones`` and ``timeline`` are computed from
+    the trace on demand, so a passing run in a large suite pays nothing for them."""
+
+    path: Path | None
     name: str
     seed: int
     passed: bool
@@ -63,6 +78,8 @@ class ScenarioOutcome:
     events_run: int = 0
     trace: list[TraceEvent] = field(default_factory=list)
     shapes: dict[str, dict[str, GroupShape]] = field(default_factory=dict)
+    mentioned: list[Milestone] = field(default_factory=list)
+    """The milestones the scenario's expectations and ``when:`` actions name, in file order."""
     stuck: bool = False
     diagnosis: str = ""
     measures: dict[int, float | None] = field(default_factory=dict)
@@ -70,6 +87,21 @@ class ScenarioOutcome:
     happened (:mod:`fakecluster.scenario.sweep` aggregates them over seeds)."""
     sweep: Any = None
     """For a ``sweep`` scenario: its :class:`~fakecluster.scenario.sweep.SweepSummary`."""
+
+    @property
+    def milestones(self) -> dict[str, float | None]:
+        """Each milestone the scenario names -> virtual time it happened (None: it never did)."""
+        found: dict[str, float | None] = {}
+        for milestone in self.mentioned:
+            if milestone.text not in found:
+                hit = milestone.find(self.trace, self.shapes)
+                found[milestone.text] = None if hit is None else hit.time
+        return found
+
+    @property
+    def timeline(self) -> str:
+        """The whole run as the failure report shows it (per JobSet, replicated job and Job)."""
+        return render_timeline(self.trace, self.shapes)
 
     def record(self) -> dict[str, Any]:
         """The ``--json`` record (format doc: path, passed, failures, virtualEnd, digest at least)."""
@@ -79,7 +111,7 @@ class ScenarioOutcome:
 
     def _record(self) -> dict[str, Any]:
         return {
-            "path": str(self.path),
+            "path": str(self.path) if self.path is not None else None,
             "name": self.name,
             "seed": self.seed,
             "passed": self.passed,
@@ -92,24 +124,8 @@ class ScenarioOutcome:
         }
 
 
-def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
-    """Scenario files under the given files/folders, sorted; and the paths that do not exist."""
-    files: list[Path] = []
-    missing: list[Path] = []
-    for path in paths:
-        try:
-            if path.is_dir():
-                files.extend(
-                    sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
-                )
-            elif path.exists():
-                files.append(path)  # named explicitly: a FIFO or device fails as that scenario, with why
-            else:
-                missing.append(path)
-        except (OSError, ValueError):  # a NUL in the name, an unreadable folder
-            missing.append(path)
-    return files, missing
-
+ScenarioOutcome = ScenarioResult
+"""The result's earlier name, kept for existing callers."""
 
 Observe = Callable[[Cluster, WorkloadPlugin], None]
 """Called once the cluster is assembled, before anything is applied: a pure observer (a report's extra
@@ -117,40 +133,59 @@ watches) attaches itself here. It must not write to the cluster."""
 
 
 def _failed_outcome(
-    path: Path, name: str, seed: int, started: float, /, *texts: str
-) -> ScenarioOutcome:
-    """A failed outcome: ``texts`` is the one-line message and optionally the longer report."""
+    path: Path | None, name: str, seed: int, started: float, /, *texts: str
+) -> ScenarioResult:
+    """A failed outcome: ``texts`` is the message (one line per problem) and optionally the longer
+    report."""
     message = texts[0]
     report = texts[1] if len(texts) > 1 else None
-    return ScenarioOutcome(
-        path, name, seed, False, [message], report if report is not None else message,
+    return ScenarioResult(
+        path, name, seed, False, message.splitlines() or [message], report if report is not None else message,
         wall_seconds=wallclock.real_perf_counter() - started,
     )
 
 
 def run_scenario(
-    path: Path,
+    source: Path | str | Mapping[str, Any],
     *,
+    seed: int | None = None,
     plugin: WorkloadPlugin | None = None,
     limits: RunLimits | None = None,
     observe: Observe | None = None,
+    progress: ProgressCallback | None = None,
     invariants: bool | None = None,
-) -> ScenarioOutcome:
-    """Load, play and check one file (every seed of a ``sweep``). Bad input becomes a failed outcome with
-    a one-line error; anything unexpected becomes an "internal error" of this scenario alone
-    (:func:`_internal_error`), never a crash of the whole run. ``limits`` carries the command line's
-    bounds (:mod:`fakecluster.scenario.limits`); ``observe`` is called for every run (each seed of a
-    sweep); ``invariants`` overrides the scenario's ``cluster.invariants``."""
+) -> ScenarioResult:
+    """Load, play and check one scenario (every seed of a ``sweep``): a file path, or the file's content
+    as a mapping.
+
+    ``seed`` overrides the scenario's own: the run is the file's with ``seed: <seed>`` (a ``sweep``
+    then starts from it); the CLI's ``--seeds`` and the plugin's ``--fakecluster-seeds`` call this once
+    per seed. ``limits`` carries the command line's bounds (:mod:`fakecluster.scenario.limits`);
+    ``observe`` is called for every run (each seed of a sweep). Bad input becomes a failed result listing
+    every problem, each a located line; anything unexpected becomes an "internal error" of this scenario
+    alone (:func:`_internal_error`); never an exception. ``invariants`` overrides the scenario's
+    ``cluster.invariants``."""
     started = wallclock.real_perf_counter()
     limits = limits or RunLimits()
+    path = None if isinstance(source, Mapping) else Path(source)
+    label = path if path is not None else "scenario"
+    name = path.stem if path is not None else str(source.get("name") or "scenario")  # type: ignore[union-attr]
     try:
-        scenario = load_scenario(path, allowed_dirs=limits.allowed_dirs)
+        if isinstance(source, Mapping):
+            scenario = load_scenario_data(source, name=name, allowed_dirs=limits.allowed_dirs)
+        else:
+            scenario = load_scenario(Path(source), allowed_dirs=limits.allowed_dirs)
     except ScenarioError as err:
-        return _failed_outcome(path, path.stem, 0, started, str(err))
+        return _failed_outcome(path, name, seed if seed is not None else 0, started, str(err))
     except Exception as exc:  # a bug in the loader: one scenario fails, the others still run
-        return _failed_outcome(path, path.stem, 0, started, *_internal_error(path, "loading", None, exc))
+        return _failed_outcome(
+            path, name, seed or 0, started, *_internal_error(label, "loading", None, exc)
+        )
+    if seed is not None and seed != scenario.seed:
+        scenario = scenario.model_copy(update={"seed": seed})
     plugin = plugin or load_plugin()
-    play = functools.partial(play_seed, observe=observe, limits=limits, invariants=invariants)
+    play = functools.partial(play_seed, observe=observe, limits=limits, progress=progress,
+                             invariants=invariants)
     if scenario.sweep is not None:
         from fakecluster.scenario.sweep import run_sweep
 
@@ -160,48 +195,62 @@ def run_scenario(
 
 def play_seed(
     scenario: Scenario,
-    path: Path,
+    path: Path | None,
     plugin: WorkloadPlugin,
     seed: int,
     *,
     observe: Observe | None = None,
     limits: RunLimits | None = None,
+    progress: ProgressCallback | None = None,
     invariants: bool | None = None,
-) -> ScenarioOutcome:
+) -> ScenarioResult:
     """Play a loaded scenario with ``seed`` (the file's own, or one of its sweep's): the same run as
     the file with ``seed: <seed>`` and no ``sweep`` key. A plain function of its arguments, so a sweep
     can map it over seeds in any executor."""
     started = wallclock.real_perf_counter()
     if seed != scenario.seed:
         scenario = scenario.model_copy(update={"seed": seed})
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # the cyclic collector rescans the whole (acyclic) object graph: superlinear in pods
+    label = path if path is not None else scenario.name
     try:
         run = ScenarioRun(scenario, path, plugin, limits)
         run.observe = observe
         run.invariants = invariants
-        with wallclock.virtual_time():
-            outcome = run.play()
+        with running():
+            outcome = run.play(progress=progress)
     except ScenarioError as err:
         return _failed_outcome(path, scenario.name, scenario.seed, started, str(err))
     except BudgetExhausted as exc:
         outcome = _failed_outcome(
-            path, scenario.name, scenario.seed, started, f"{escape_control(str(path))}: {exc}"
+            path, scenario.name, scenario.seed, started, f"{escape_control(str(label))}: {exc}"
         )
         outcome.virtual_end, outcome.events_run = exc.virtual_time, exc.events
         return outcome
     except Exception as exc:  # a bug in the cluster or controller: report it with the seed, run the others
-        return _failed_outcome(
-            path, scenario.name, scenario.seed, started, *_internal_error(path, "playing", scenario.seed, exc)
-        )
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+        texts = _internal_error(label, "playing", scenario.seed, exc)
+        return _failed_outcome(path, scenario.name, scenario.seed, started, *texts)
     outcome.wall_seconds = wallclock.real_perf_counter() - started
     return outcome
 
 
-def _internal_error(path: Path, doing: str, seed: int | None, exc: BaseException) -> tuple[str, str]:
+def validate_scenario(
+    path: Path, *, plugin: WorkloadPlugin | None = None, limits: RunLimits | None = None
+) -> list[ScenarioError]:
+    """Load and check a scenario without playing it: every problem the loader, the workload names and
+    the API server's admission of the manifests find (empty: the file is good)."""
+    limits = limits or RunLimits()
+    try:
+        scenario = load_scenario(path, allowed_dirs=limits.allowed_dirs)
+        run = ScenarioRun(scenario, path, plugin or load_plugin(), limits)
+    except ScenarioError as err:
+        return _problems(err)
+    return run.admission_problems()
+
+
+def _problems(err: ScenarioError) -> list[ScenarioError]:
+    return list(getattr(err, "problems", [err]))
+
+
+def _internal_error(path: Path | str, doing: str, seed: int | None, exc: BaseException) -> tuple[str, str]:
     """One line naming the exception and where it was raised, with a hint to report it; the report adds
     the traceback only when ``FAKECLUSTER_TRACEBACK=1`` (a user's terminal gets no Python traceback)."""
     frames = traceback.extract_tb(exc.__traceback__)
@@ -219,10 +268,11 @@ def _internal_error(path: Path, doing: str, seed: int | None, exc: BaseException
 
 
 class ScenarioRun:
-    """One play of a scenario: the cluster, the recorder, the actions and the snapshots."""
+    """One play of a scenario on a :class:`~fakecluster.session.FakeCluster`: the manifests, the actions,
+    the snapshots and the verdict."""
 
     def __init__(
-        self, scenario: Scenario, path: Path, plugin: WorkloadPlugin, limits: RunLimits | None = None
+        self, scenario: Scenario, path: Path | None, plugin: WorkloadPlugin, limits: RunLimits | None = None
     ) -> None:
         self.scenario = scenario
         self.path = path
@@ -232,30 +282,49 @@ class ScenarioRun:
         """None: as the scenario says (``cluster.invariants``, default on); a bool overrides it."""
         self.manifests = scenario.manifests()
         self.shapes: dict[str, dict[str, GroupShape]] = {}
+        self.networks: dict[str, JobSetNetwork] = {}
         self.namespaces: dict[str, str] = {}
+        self.rejections: list[str] = []
+        self.observe: Observe | None = None
+        problems: list[ScenarioError] = []
+        readable: list[int] = []
         for i, manifest in enumerate(self.manifests):
             if manifest.get("kind") != plugin.kind:
-                raise ScenarioError(
-                    f"expected kind {plugin.kind!r}, got {manifest.get('kind')!r}",
-                    file=path,
-                    field_path=f"{self._manifest_path(i)}.kind",
-                    line=scenario.line_of(f"{self._manifest_path(i)}.kind"),
+                problems.append(
+                    self._error(
+                        f"expected kind {plugin.kind!r}, got {manifest.get('kind')!r}",
+                        f"{self._manifest_path(i)}.kind",
+                    )
                 )
+                continue
             try:
                 name, groups = plugin.shapes(manifest)
                 if not isinstance(name, str) or not all(isinstance(g, str) for g in groups):
                     raise TypeError("the JobSet and its replicated jobs are named by strings")
+                shapes = dict(groups)
+                network = jobset_network(manifest, shapes)
             except (TypeError, ValueError, AttributeError, OverflowError) as err:
-                raise self._unreadable(i, err) from None
-            self.shapes[name] = groups
+                problems.extend(_problems(self._unreadable(i, err)))
+                continue
+            readable.append(i)
+            self.shapes[name] = shapes
             self.namespaces[name] = (manifest.get("metadata") or {}).get("namespace") or "default"
-        self._check_pod_budget()
-        validate_against_workload(scenario, self.shapes)
-        check_state_keys(scenario, kind_schemas(plugin), plugin.kind)
-        self._timings: dict[str, PodTimings] = {}
-        self._timings_by_rules: dict[tuple[int, ...], PodTimings] = {}
-        self.rejections: list[str] = []
-        self.observe: Observe | None = None
+            self.networks[name] = network
+        if not problems:  # names and the pod budget can only be checked against a complete set of shapes
+            self._check_pod_budget()
+            second_passes: tuple[Callable[[], None], ...] = (
+                lambda: validate_against_workload(scenario, self.shapes),
+                lambda: check_state_keys(scenario, kind_schemas(plugin), plugin.kind),
+                lambda: check_targets(scenario, self.networks),
+            )
+            for second_pass in second_passes:
+                try:
+                    second_pass()
+                except ScenarioError as err:
+                    problems.extend(_problems(err))
+        if problems:
+            # every problem at once: what admission would say about the readable manifests, too
+            raise combine(problems + self.admission_problems(readable))
 
     # ----------------------------------------------------------------- set-up
     def _check_pod_budget(self) -> None:
@@ -265,12 +334,10 @@ class ScenarioRun:
         limit = self.limits.max_pods or budget.pods or DEFAULT_MAX_PODS
         total = sum(g.replicas * g.pods_per_job for groups in self.shapes.values() for g in groups.values())
         if total > limit:
-            raise ScenarioError(
+            raise self._error(
                 f"the manifests ask for {total} pods, more than the limit of {limit} pods per scenario"
                 " (raise it with cluster.budget.pods or --max-pods)",
-                file=self.path,
-                field_path=self._manifest_path(0),
-                line=self.scenario.line_of(self._manifest_path(0)),
+                self._manifest_path(0),
             )
 
     def _install_budget(self, cluster: Cluster) -> None:
@@ -282,144 +349,52 @@ class ScenarioRun:
             wallclock.real_perf_counter,
         )
 
-    def _install_plugin(self, cluster: Cluster) -> Any:
-        """Install the workload; an unknown or locked feature gate is the scenario's error, at its key."""
-        gates = dict(self.scenario.cluster.feature_gates)
-        try:
-            return self.plugin.install(cluster, gates, latency=self.scenario.cluster.latency.jobset)
-        except ValueError as err:
-            raise ScenarioError(
-                str(err), file=self.path, field_path="cluster.featureGates",
-                line=self.scenario.line_of("cluster.featureGates"),
-            ) from None
-
-    def _config(self) -> ClusterConfig:
-        latency = self.scenario.cluster.latency
-        config = ClusterConfig(
-            behaviour=self._behaviour,
-            feature_gates=dict(self.scenario.cluster.feature_gates),
-            job_controller_latency=latency.job_controller,
-            scheduler_latency=latency.scheduler,
-            gc_latency=latency.garbage_collector,
-            conflict_rate=self.scenario.cluster.faults.conflict_rate,
-            informer_lag=self.scenario.cluster.informer_lag,
-        )
-        if self.scenario.cluster.nodes is not None:
-            config.nodes = [
-                NodePool(
-                    name=pool.name,
-                    count=pool.count,
-                    capacity=dict(pool.capacity) or NodePool("x").capacity,
-                    labels=dict(pool.labels),
-                    taints=[t.model_dump(by_alias=True, exclude_none=True) for t in pool.taints],
-                )
-                for pool in self.scenario.cluster.nodes
-            ]
-        return config
-
-    def _behaviour(self, pod: Obj) -> PodTimings:
-        """Resolve the ``pods:`` rules for a pod once (by uid) into the timings the emulators use.
-
-        What the rules resolve to depends only on which of them match, so pods matching the same rules
-        (all workers of a replicated job, typically) share one resolution."""
-        uid = pod["metadata"]["uid"]
-        cached = self._timings.get(uid)
-        if cached is not None:
-            return cached
-        slot = self.plugin.slot_of(pod)
-        identity = PodIdentity(
-            jobset=slot.owner if slot else None,
-            replicated_job=slot.group if slot else None,
-            job_index=slot.job_index if slot else None,
-            pod_index=slot.pod_index if slot else None,
-            attempt=slot.attempt if slot else None,
-            labels=pod["metadata"].get("labels") or {},
-        )
-        matching = tuple(i for i, rule in enumerate(self.scenario.pods) if rule.match.matches(identity))
-        timings = self._timings_by_rules.get(matching)
-        if timings is None:
-            timings = self._timings_by_rules[matching] = self._resolve(identity)
-        self._timings[uid] = timings
-        return timings
-
     def _rule_note(self, pod: Obj) -> str | None:
         """What the ``pods`` rules fix for this pod that the diagnosis should say (``ready: never``
         overrides any probe; ``exit: never`` runs until deleted)."""
-        timings = self._timings.get(pod["metadata"]["uid"])
-        if timings is None:
-            return None
-        notes = []
-        if timings.ready is not None and math.isinf(timings.ready):
-            notes.append("pods rule: ready never")
-        if timings.exit_after is not None and math.isinf(timings.exit_after):
-            notes.append("pods rule: exit never")
-        return ", ".join(notes) or None
-
-    def _resolve(self, identity: PodIdentity) -> PodTimings:
-        rule = resolve_pod_rule(self.scenario.pods, identity)
-        first = rule.exit
-        runs = first.runs if first is not None else []
-        return PodTimings(
-            schedule=rule.schedule or 0.0,
-            pull=rule.pull or 0.0,
-            start=rule.start or 0.0,
-            ready=rule.ready,
-            exit_after=first.after if first is not None else None,
-            exit_code=first.code if first is not None else 0,
-            exit_runs=tuple((e.after, e.code) for e in runs) if runs else (),
-            terminate=rule.terminate or 0.0,
-            jitter=rule.jitter or 0.0,
-            probe_fail_for=rule.probes.fail_for() if rule.probes is not None else {},
-            pull_failures=rule.pull_failures or 0,
-        )
+        return self.session.behaviour.note(pod)
 
     # ----------------------------------------------------------------- play
-    def play(self) -> ScenarioOutcome:
+    def play(self, *, progress: ProgressCallback | None = None) -> ScenarioResult:
         try:
-            cluster = Cluster(self.scenario.seed, self._config())
-        except ApiError as err:  # a node the API server refuses, which the format's checks let through
-            raise ScenarioError(
-                f"the API server rejected a node: {err.message}", file=self.path, field_path="cluster.nodes",
-                line=self.scenario.line_of("cluster.nodes"),
-            ) from None
-        wallclock.move_to(0.0)
-        self.cluster = cluster
-        self.client = cluster.client("scenario")
-        controller = self._install_plugin(cluster)
-        self._install_budget(cluster)
+            session = FakeCluster._for_scenario(
+                self.scenario,
+                self.plugin,
+                shapes=self.shapes,
+                namespaces=self.namespaces,
+                networks=self.networks,
+                progress=progress,
+                after_install=self._install_budget,
+                observe=self.observe,
+            )
+        except ScenarioError as err:  # a node or feature gate refused at assembly: at its key in the file
+            if err.file is not None or not err.field_path:
+                raise
+            raise self._error(err.message, err.field_path) from None
+        self.session = session
+        self.cluster = cluster = session.cluster
+        self.client = session.client
+        self.recorder = session.recorder
+        self.actions = session.actions
         monitor = self._monitor(cluster)
-        if monitor is None:
-            cluster.clock.on_advance = wallclock.move_to
-        else:
+        if monitor is not None:
+            advance = cluster.clock.on_advance  # the session's: wall-clock freeze (and progress)
 
             def on_advance(when: float) -> None:
-                wallclock.move_to(when)
+                if advance is not None:
+                    advance(when)
                 monitor.on_advance(when)
 
             cluster.clock.on_advance = on_advance
-        self.recorder = TraceRecorder(cluster, self.plugin)
-        if self.observe is not None:
-            self.observe(cluster, self.plugin)
-        self.actions = ActionPlayer(
-            cluster,
-            self.plugin,
-            controller,
-            self.recorder,
-            path=self.path,
-            shapes=self.shapes,
-            namespaces=self.namespaces,
-        )
         self.actions.schedule(self.scenario.actions)
         expects_rejection = any(e.kind == "rejected" for e in self.scenario.expect)
         for i, manifest in enumerate(self.manifests):
             try:
-                created = self.client.create(manifest)
+                session._apply_one(manifest)
             except ApiError as err:
                 if not expects_rejection:
                     raise self._rejected(i, err) from None
                 self.rejections.append(err.message)
-            else:
-                self._adopt_generated_name(manifest, created)
         snapshots: dict[float, Snapshot] = {}
         until = self.scenario.until
         for t in self.scenario.snapshot_times():
@@ -464,7 +439,7 @@ class ScenarioRun:
                 report = "\n".join(action_errors + violations) + "\n" + report
         if stuck:
             report = (report + "\n" if report else "") + "stuck diagnosis:\n" + _indent(diagnosis)
-        return ScenarioOutcome(
+        return ScenarioResult(
             path=self.path,
             name=self.scenario.name,
             seed=self.scenario.seed,
@@ -476,10 +451,41 @@ class ScenarioRun:
             events_run=events_run,
             trace=result.trace,
             shapes=self.shapes,
+            mentioned=self._mentioned_milestones(),
             stuck=stuck,
             diagnosis=diagnosis,
             measures=measure_distributions(self.scenario, trace, self.shapes),
         )
+
+    def admission_problems(self, indexes: list[int] | None = None) -> list[ScenarioError]:
+        """What the API server would say about each manifest (or those at ``indexes``), on a scratch
+        cluster (``validate``)."""
+        if any(e.kind == "rejected" for e in self.scenario.expect):
+            return []
+        try:
+            scratch = self._scratch_client()
+        except ScenarioError as err:
+            return _problems(err)
+        problems: list[ScenarioError] = []
+        for i, manifest in enumerate(self.manifests):
+            if indexes is not None and i not in indexes:
+                continue
+            try:
+                with running():
+                    scratch.create(manifest)
+            except ApiError as err:
+                problems.extend(_problems(self._rejected(i, err)))
+        return problems
+
+    def _mentioned_milestones(self) -> list[Milestone]:
+        found: list[Milestone] = []
+        for exp in self.scenario.expect:
+            found.extend(exp.order or [])
+            found.extend(m for m in (exp.happens, exp.never) if isinstance(m, Milestone))
+            if exp.gap is not None:
+                found.extend((exp.gap.from_, exp.gap.to))
+        found.extend(a.when for a in self.scenario.actions if a.when is not None)
+        return found
 
     def _monitor(self, cluster: Cluster) -> InvariantMonitor | None:
         """Invariants are on unless the scenario (``cluster.invariants: false``) or the caller turns them
@@ -505,45 +511,67 @@ class ScenarioRun:
     def _manifest_path(self, index: int) -> str:
         return "jobset" if self.scenario.jobset is not None else f"jobsets[{index}]"
 
+    def _error(self, message: str, field_path: str) -> ScenarioError:
+        file, line = self.scenario.locate(field_path)
+        return ScenarioError(
+            message, file=file if file is not None else self.path, field_path=field_path, line=line
+        )
+
+    def _scratch_client(self) -> Any:
+        """A bare cluster with the workload installed, for admission checks; an unknown or locked feature
+        gate is the scenario's error, at its key."""
+        with running():
+            scratch = Cluster(self.scenario.seed, ClusterConfig())
+            try:
+                self.plugin.install(scratch, dict(self.scenario.cluster.feature_gates))
+            except ValueError as err:
+                raise self._error(str(err), "cluster.featureGates") from None
+        return scratch.client("scenario")
+
     def _unreadable(self, index: int, err: Exception) -> ScenarioError:
         """A manifest too malformed to read its shape (``replicas: two``): let a scratch API server say
         why, as it would for the real create, so the line names the field; else report the raw error."""
-        scratch = Cluster(self.scenario.seed, ClusterConfig())
-        self._install_plugin(scratch)
         try:
-            scratch.client("scenario").create(self.manifests[index])
+            client = self._scratch_client()
+            with running():
+                client.create(self.manifests[index])
+        except ScenarioError as gate_err:
+            return gate_err
         except ApiError as api_err:
             return self._rejected(index, api_err)
-        field_path = self._manifest_path(index)
-        return ScenarioError(
-            f"cannot read the manifest: {err}",
-            file=self.path,
-            field_path=field_path,
-            line=self.scenario.line_of(field_path),
-        )
-
-    def _adopt_generated_name(self, manifest: Obj, created: Obj) -> None:
-        """A ``generateName`` JobSet is known by its prefix until the API server names it; from then on
-        milestones, pod references and checks address the real name."""
-        name = created["metadata"]["name"]
-        key, _ = self.plugin.shapes(manifest)
-        if key != name and key in self.shapes:
-            self.shapes[name] = self.shapes.pop(key)
-            self.namespaces[name] = self.namespaces.pop(key)
+        message = f"cannot read the manifest: {escape_control(str(err))}"
+        return self._error(message, self._manifest_path(index))
 
     def _rejected(self, index: int, err: ApiError) -> ScenarioError:
-        """An unexpected rejection is bad input: one line naming the file, the manifest and the reason."""
-        field_path = self._manifest_path(index)
-        return ScenarioError(
-            f"the API server rejected the manifest: {err.message}",
-            file=self.path,
-            field_path=field_path,
-            line=self.scenario.line_of(field_path),
+        """An unexpected rejection is bad input: one line per field the API server names, at the line of
+        that field inside the manifest (its file, for a ``{file: ...}`` manifest)."""
+        base = self._manifest_path(index)
+        head, sep, _ = err.message.partition(" is invalid: ")
+        causes = [c for c in err.causes if c.field and c.field != "<nil>"]
+        if not sep or not causes:
+            return self._error(f"the API server rejected the manifest: {err.message}", base)
+        if len(causes) == 1:  # keep the API server's own sentence, which users search for
+            return self._error(
+                f"the API server rejected the manifest: {err.message}", _join(base, causes[0].field)
+            )
+        return combine(
+            [
+                self._error(
+                    f"the API server rejected the manifest: {head} is invalid: {cause}",
+                    _join(base, cause.field),
+                )
+                for cause in causes
+            ]
         )
 
     def _snapshot(self, t: float) -> Snapshot:
         server = self.cluster.server
         return Snapshot(time=t, objects={k: server.list(k) for k in SNAPSHOT_KINDS if k in server.kinds()})
+
+
+def _join(base: str, field_path: str) -> str:
+    """``jobset`` + ``spec.replicatedJobs[0].replicas`` (a Kubernetes field path) -> a scenario path."""
+    return f"{base}{field_path}" if field_path.startswith("[") else f"{base}.{field_path}"
 
 
 def _indent(text: str) -> str:

@@ -69,6 +69,8 @@ class StuckProbe:
             return False, ""
         clock = self.cluster.clock
         pending = describe_pending(clock.upcoming(PENDING_SHOWN))
+        # Read the programs now, like ``final`` and ``pending``: the look-ahead below plays on.
+        program_state = self._program_state()
         ended = f"run ended at {format_seconds(clock.now)}"
         if stopped_by_until:
             if self._progress_after_until():
@@ -77,20 +79,23 @@ class StuckProbe:
         else:
             ended += ", nothing left to happen"
         text = diagnose(
-            final, self.plugin, self.shapes, ended=ended, pending=pending, program_state=self._program_state()
+            final, self.plugin, self.shapes, ended=ended, pending=pending, program_state=program_state
         )
         return True, text
 
     def _program_state(self) -> ProgramState | None:
         """The pod rules' note and the network component's per-pod program description (when the
-        cluster has one), joined."""
-        lookup = getattr(getattr(self.cluster, "network", None), "program_state", None)
+        cluster has one), joined; the programs as they are at the time of the call."""
+        states = getattr(getattr(self.cluster, "network", None), "program_states", None)
         program: ProgramState | None = None
-        if callable(lookup):
+        if callable(states):
+            # One pass over the network's read-only view (admission order, so the newest pod of a name
+            # wins, as ``Network.program_state`` answers), not one scan of every pod per pod described.
+            by_pod = {(s.namespace, s.pod): s for s in states()}
 
             def program(pod: Obj) -> str | None:
                 meta = pod["metadata"]
-                return describe_program(lookup(meta.get("namespace", "default"), meta["name"]))
+                return describe_program(by_pod.get((meta.get("namespace", "default"), meta["name"])))
 
         sources = [f for f in (self.rule_note, program) if f is not None]
         if not sources:

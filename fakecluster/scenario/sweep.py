@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Figures", "Mode", "SweepSummary", "figures", "histogram", "run_sweep", "sweep_digest"]
 
-PlaySeed = Callable[[Scenario, Path, WorkloadPlugin, int], "ScenarioOutcome"]
+PlaySeed = Callable[[Scenario, Path | None, WorkloadPlugin, int], "ScenarioOutcome"]
 HISTOGRAM_BINS = 10
 HISTOGRAM_WIDTH = 40
 
@@ -198,7 +198,9 @@ class SweepSummary:
         return "\n".join(lines)
 
 
-def run_sweep(scenario: Scenario, path: Path, plugin: WorkloadPlugin, play_seed: PlaySeed) -> ScenarioOutcome:
+def run_sweep(
+    scenario: Scenario, path: Path | None, plugin: WorkloadPlugin, play_seed: PlaySeed
+) -> ScenarioOutcome:
     """Play every seed of the sweep and fold the runs into one outcome (one pytest item, one record)."""
     from fakecluster.scenario.runner import ScenarioOutcome
 
@@ -218,7 +220,7 @@ def run_sweep(scenario: Scenario, path: Path, plugin: WorkloadPlugin, play_seed:
     failed_reports = [r.report for r in runs if not r.passed][:1]
     report = summary.report()
     if failures:
-        head = f"{path}: sweep '{scenario.name}' failed:"
+        head = f"{path or scenario.name}: sweep '{scenario.name}' failed:"
         report = "\n".join([head, *(f"  - {f}" for f in failures), report, *failed_reports])
     return ScenarioOutcome(
         path=path,

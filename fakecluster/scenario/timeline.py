@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 
 from fakecluster.scenario.durations import format_seconds
 from fakecluster.scenario.milestones import Shapes, parse_milestone
+from fakecluster.scenario.results import Failure, RunResult
 from fakecluster.scenario.trace import TraceEvent, in_trace_order
 from fakecluster.workload_plugin import GroupShape
 
 if TYPE_CHECKING:
-    from fakecluster.scenario.expectations import Failure, RunResult
     from fakecluster.scenario.format import Scenario
 
 __all__ = ["render_failure", "render_timeline"]
@@ -29,6 +29,8 @@ _POD_COLUMNS = ("Created", "Scheduled", "Running", "Ready", "Succeeded", "Failed
 _JOB_COLUMNS = ("Created", "", "", "Ready", "Complete", "Failed", "Deleted", "Suspended", "Resumed")
 """Job and pod rows share columns, so a Job's ``ready`` sits under its pods' ``ready``."""
 _MAX_OTHER = 20
+_MAX_CONNECT_STEPS = 8
+"""Format 1.1: the last connect steps (resolved, NXDOMAIN, refused, SYN lost...) shown per replicated job."""
 
 
 def _span(times: list[float]) -> str:
@@ -119,8 +121,11 @@ def render_timeline(
     jobsets: dict[str, list[TraceEvent]] = {}
     rows: dict[str, dict[str, dict[tuple[int, int | None], _JobRow]]] = {}
     other: list[TraceEvent] = []
+    connects: dict[tuple[str, str], list[TraceEvent]] = {}
     for event in events:
-        if event.kind == "JobSet":
+        if event.kind == "Connect" and event.jobset is not None and event.replicated_job is not None:
+            connects.setdefault((event.jobset, event.replicated_job), []).append(event)
+        elif event.kind == "JobSet":
             jobsets.setdefault(event.name, []).append(event)
         elif event.jobset is not None and event.replicated_job is not None:
             jobsets.setdefault(event.jobset, [])
@@ -147,6 +152,7 @@ def render_timeline(
                 shapes=shapes.get(name, {}),
                 wanted=wanted,
                 width=width,
+                connects=connects,
             )
         )
     if other and not wanted:
@@ -192,6 +198,7 @@ def _render_jobset(
     shapes: Mapping[str, GroupShape],
     wanted: set[str],
     width: int,
+    connects: Mapping[tuple[str, str], list[TraceEvent]] | None = None,
 ) -> list[str]:
     namespace = events[0].namespace + "/" if events else ""
     lines = [f"JobSet {namespace}{name}"]
@@ -211,6 +218,7 @@ def _render_jobset(
             hidden += 1
             continue
         lines.extend(_render_rjob(rj, list(by_rj.get(rj, {}).values()), shapes.get(rj), width))
+        lines.extend(_render_connects((connects or {}).get((name, rj), [])))
     if hidden:
         lines.append(f"  ({hidden} other replicated job{'s' if hidden != 1 else ''} not shown)")
     return lines
@@ -240,6 +248,19 @@ def _render_rjob(rj: str, rows: list[_JobRow], shape: GroupShape | None, width: 
         if restarted and (position == 0 or table[position - 1][0] != attempt):
             lines.append(f"    attempt {attempt}")
         lines.extend(_line(cells, widths, "      " if restarted else "    ", width))
+    return lines
+
+
+def _render_connects(steps: list[TraceEvent]) -> list[str]:
+    """The last connect steps of a replicated job's pods: what their programs met on the network."""
+    if not steps:
+        return []
+    shown = steps[-_MAX_CONNECT_STEPS:]
+    last = f", last {len(shown)}" if len(shown) < len(steps) else ""
+    lines = [f"    connect steps ({len(steps)}{last})"]
+    for e in shown:
+        slot = f"{e.replicated_job}-{e.job_index}/{e.pod_index}"
+        lines.append(f"      {format_seconds(e.time):>9}  {slot}  {e.event}  {e.detail}".rstrip())
     return lines
 
 

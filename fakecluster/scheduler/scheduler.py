@@ -180,7 +180,11 @@ class Scheduler:
         self._queued[key] = _QueuedPod(uid, spec, request)
         timings = self._behaviour(pod)
         delay = timings.schedule
-        if timings.jitter > 0:
+        if timings.jitter_by_phase:
+            amount = timings.jitter_of("schedule")
+            if amount > 0:
+                delay += round(self._rng.uniform(0.0, amount), 6)
+        elif timings.jitter > 0:
             delay += self._rng.uniform(0.0, timings.jitter)
         if delay != math.inf:
             self.controller.enqueue(key, after=delay)

@@ -42,7 +42,7 @@ def test_pytest_option_links_failing_items_to_their_page(tmp_path: Path) -> None
     _suite(tmp_path)
     report = tmp_path / "report"
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "fakecluster.pytest_plugin", "-p", "no:cacheprovider",
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",  # plugin: pytest11
          "--fakecluster-report", str(report), "scenarios"],
         cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
     )

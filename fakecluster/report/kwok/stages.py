@@ -31,7 +31,14 @@ class StageTimings:
     exit_after: float
     exit_code: int
     terminate: float
-    jitter: float
+    jitter: float | Mapping[str, float]
+    """One amount for every delay, or per phase (format 1.1 ``jitter: {pull: 9s}``)."""
+
+    def jitter_of(self, *phases: str) -> float:
+        """The jitter of the delay made of ``phases`` (a stage's one delay may cover two phases)."""
+        if isinstance(self.jitter, Mapping):
+            return sum(self.jitter.get(p, 0.0) for p in phases)
+        return self.jitter
 
 
 _NOT_DELETED = {"key": ".metadata.deletionTimestamp", "operator": "DoesNotExist"}
@@ -120,7 +127,6 @@ def _stage(name: str, labels: Mapping[str, str], expressions: list[dict[str, Any
 
 def pod_stages(prefix: str, labels: Mapping[str, str], timings: StageTimings) -> list[dict[str, Any]]:
     """The stage chain for the pods ``labels`` select; ``prefix`` names the stages (``<prefix>-ready``)."""
-    jitter = timings.jitter
     stages = [
         _stage(f"{prefix}-create", labels,
                [_NOT_DELETED, {"key": ".status.podIP", "operator": "DoesNotExist"}],
@@ -128,12 +134,12 @@ def pod_stages(prefix: str, labels: Mapping[str, str], timings: StageTimings) ->
         _stage(f"{prefix}-running", labels,
                [_NOT_DELETED, _phase("Pending"), {"key": ".status.podIP", "operator": "Exists"}],
                {"statusTemplate": _template(_RUNNING_STATE, ready=False, phase="Running")},
-               _delay(timings.creating, jitter)),
+               _delay(timings.creating, timings.jitter_of("pull", "start"))),
     ]
     if math.isfinite(timings.ready):
         stages.append(_stage(f"{prefix}-ready", labels, [_NOT_DELETED, _phase("Running"), _ready("False")],
                              {"statusTemplate": _template(_RUNNING_STATE, ready=True, phase="Running")},
-                             _delay(timings.ready, jitter)))
+                             _delay(timings.ready, timings.jitter_of("ready"))))
     if math.isfinite(timings.exit_after):
         # exit.after counts from Running; the stage waits from the last write (Ready, when there is one)
         after_ready = max(timings.exit_after - (timings.ready if math.isfinite(timings.ready) else 0.0), 0.0)
@@ -142,10 +148,10 @@ def pod_stages(prefix: str, labels: Mapping[str, str], timings: StageTimings) ->
         stages.append(_stage(f"{prefix}-exit", labels, [_NOT_DELETED, _phase("Running"), _ready(ready_state)],
                              {"statusTemplate": _template(_terminated(timings.exit_code), ready=False,
                                                           phase=phase)},
-                             _delay(after_ready, jitter)))
+                             _delay(after_ready, timings.jitter_of("exit"))))
     stages.append(_stage(f"{prefix}-terminate", labels, [_DELETED, _phase("Pending", "Running")],
                          {"statusTemplate": _template(_terminated(143), ready=False, phase="Failed")},
-                         _delay(timings.terminate, jitter)))
+                         _delay(timings.terminate, timings.jitter_of("terminate"))))
     stages.append(_stage(f"{prefix}-delete", labels,
                          [_DELETED, _phase("Succeeded", "Failed"),
                           {"key": ".metadata.finalizers", "operator": "DoesNotExist"}],

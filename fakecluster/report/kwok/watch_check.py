@@ -193,6 +193,8 @@ def watch(kubectl: str, namespace: str, timeout: float, save: str | None, *,
         os.set_blocking(proc.stdout.fileno(), False)
         selector.register(proc.stdout, selectors.EVENT_READ, kind)
         procs[kind], decoders[kind] = proc, ""
+    # wall-clock-ok: this checker watches a real cluster through kubectl; its time-out is host time and
+    # it never runs inside a simulated run.
     start = time.monotonic()
     finished_at: float | None = None
     try:

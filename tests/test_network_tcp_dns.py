@@ -1,0 +1,212 @@
+"""The SYN schedule, reachability and the DNS server and caches, unit by unit and through the format's
+worked examples (``scenario-format-1.1.md``, "Worked examples")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fakecluster.clock import Clock
+from fakecluster.network.config import DnsConfig
+from fakecluster.network.dns import DnsCache, DnsServer, Resolver, qualify
+from fakecluster.network.tcp import connect_deadline, syn_offsets
+from tests.network_helpers import SERVER, play, steps, times
+
+
+# ---------------------------------------------------------------- the SYN schedule
+def test_kernel_syn_schedule_with_six_retries() -> None:
+    assert syn_offsets(6) == [0, 1, 3, 7, 15, 31, 63]
+    assert connect_deadline(6) == 127
+
+
+@pytest.mark.parametrize(("retries", "deadline"), [(0, 1), (1, 3), (2, 7), (3, 15), (8, 511)])
+def test_syn_schedule_in_general(retries: int, deadline: float) -> None:
+    assert len(syn_offsets(retries)) == retries + 1
+    assert connect_deadline(retries) == deadline == 2 ** (retries + 1) - 1
+
+
+def test_timeout_cuts_the_schedule_and_a_syn_due_at_the_timeout_is_not_sent() -> None:
+    assert syn_offsets(6, timeout=2) == [0, 1]
+    assert syn_offsets(6, timeout=3) == [0, 1]
+    assert syn_offsets(6, timeout=3.5) == [0, 1, 3]
+    assert connect_deadline(6, timeout=5) == 5
+    assert connect_deadline(6, timeout=500) == 127
+
+
+# ---------------------------------------------------------------- DNS unit
+def _slice(name: str, endpoints: list[tuple[str, str | None, bool]], service: str = "svc") -> dict:
+    return {"metadata": {"name": name, "namespace": "ns", "labels": {"kubernetes.io/service-name": service}},
+            "endpoints": [{"addresses": [ip], "conditions": {"ready": ready},
+                           **({"hostname": host} if host else {}), "targetRef": {"uid": f"u-{ip}"}}
+                          for ip, host, ready in endpoints]}
+
+
+def test_records_answer_ready_endpoints_by_hostname_and_by_service_in_order() -> None:
+    published: list[tuple[str, str, str]] = []
+    server = DnsServer(Clock(), 0.0, lambda *a: published.append(a))
+    server.apply("ADDED", _slice("s1", [("10.0.0.1", "a", True), ("10.0.0.2", "b", False),
+                                        ("10.0.0.3", "a", True)]))
+    server.apply("ADDED", _slice("s2", [("10.0.0.4", None, True)]))
+    assert server.answer("a.svc.ns.svc.cluster.local") == ("10.0.0.1", "10.0.0.3")
+    assert server.answer("b.svc.ns.svc.cluster.local") is None  # not ready
+    assert server.answer("svc.ns.svc.cluster.local") == ("10.0.0.1", "10.0.0.3", "10.0.0.4")
+    assert server.answer("nope.ns.svc.cluster.local") is None
+    assert [p[1] for p in published] == ["a.svc.ns.svc.cluster.local"] * 2
+    server.apply("DELETED", _slice("s1", []))
+    assert server.answer("a.svc.ns.svc.cluster.local") is None
+    assert server.answer("svc.ns.svc.cluster.local") == ("10.0.0.4",)
+
+
+def test_propagation_delays_what_the_server_answers() -> None:
+    clock = Clock()
+    server = DnsServer(clock, 2.0)
+
+    class Event:
+        type = "ADDED"
+        object = _slice("s1", [("10.0.0.1", "a", True)])
+
+    server.watch(Event())  # type: ignore[arg-type]
+    clock.run(1.999)
+    assert server.answer("a.svc.ns.svc.cluster.local") is None
+    clock.run(2.0)
+    assert server.answer("a.svc.ns.svc.cluster.local") == ("10.0.0.1",)
+
+
+def test_cache_reuses_answers_while_less_than_ttl_has_passed_and_refetches_at_exactly_ttl() -> None:
+    server = DnsServer(Clock(), 0.0)
+    cache = DnsCache(positive_ttl=30.0, negative_ttl=5.0)
+    name = "a.svc.ns.svc.cluster.local"
+    assert cache.lookup(name, 1.0, server) == (None, False)
+    server.apply("ADDED", _slice("s1", [("10.0.0.1", "a", True)]))
+    assert cache.lookup(name, 5.999999, server) == (None, True)  # negative entry still live
+    assert cache.lookup(name, 6.0, server) == (("10.0.0.1",), False)  # exactly 1 + 5: fetched afresh
+    server.apply("MODIFIED", _slice("s1", [("10.0.0.9", "a", True)]))
+    assert cache.lookup(name, 35.999, server) == (("10.0.0.1",), True)  # whatever changed meanwhile
+    assert cache.lookup(name, 36.0, server) == (("10.0.0.9",), False)
+
+
+@pytest.mark.parametrize(("profile", "mode", "positive", "negative"), [
+    ("kubeadm", "none", 0.0, 0.0), ("kubeadm-1.31", "cluster", 30.0, 30.0), ("nodelocal", "node", 30.0, 5.0)])
+def test_profiles(profile: str, mode: str, positive: float, negative: float) -> None:
+    assert DnsConfig(profile=profile).effective() == (mode, positive, negative)  # type: ignore[arg-type]
+
+
+def test_overrides_beat_the_profile() -> None:
+    assert DnsConfig(profile="nodelocal", negative_ttl=1.0).effective() == ("node", 30.0, 1.0)
+    assert DnsConfig(profile="kubeadm", cache="cluster").effective() == ("cluster", 30.0, 30.0)
+    assert DnsConfig(profile="kubeadm-1.31", cache="none").effective()[0] == "none"
+
+
+def test_node_cache_is_per_node_and_cluster_cache_is_shared() -> None:
+    clock = Clock()
+    server = DnsServer(clock, 0.0)
+    name = "a.svc.ns.svc.cluster.local"
+    node = Resolver(clock, server, DnsConfig(profile="nodelocal"))
+    cluster = Resolver(clock, server, DnsConfig(profile="kubeadm-1.31"))
+    node.resolve(name, "n1")
+    cluster.resolve(name, "n1")
+    server.apply("ADDED", _slice("s1", [("10.0.0.1", "a", True)]))
+    assert node.resolve(name, "n1") == (None, True)
+    assert node.resolve(name, "n2") == (("10.0.0.1",), False)
+    assert cluster.resolve(name, "n2") == (None, True)
+    none = Resolver(clock, server, DnsConfig())
+    assert none.resolve(name, "n1") == (("10.0.0.1",), False)
+
+
+def test_search_path() -> None:
+    assert qualify("js-0.js", "team") == "js-0.js.team.svc.cluster.local"
+    assert qualify("x.other.svc.cluster.local", "team") == "x.other.svc.cluster.local"
+    assert qualify("svc", "default") == "svc.default.svc.cluster.local"
+
+
+# ---------------------------------------------------------------- worked examples, end to end
+def _lost_syns(tmp_path: Path, retry: dict | None = None) -> list[float]:
+    client: dict = {"startup": "4s", "connect": [SERVER], "work": "5s"}
+    if retry:
+        client["retry"] = retry
+    outcome = play(tmp_path, [{"match": {"replicatedJob": "server"}, "program": {"listen": [8050]}},
+                              {"match": {"replicatedJob": "clients"}, "program": client}],
+                   cluster={"network": {"reachableAfter": "10s"}},
+                   expect=[{"happens": "jobset Completed"}])
+    assert outcome.passed, outcome.failures
+    return [t for t, what in steps(outcome, "clients") if what == "SYN lost"] + times(outcome, "clients",
+                                                                                      "Connected")
+
+
+def test_worked_example_1_lost_syns_follow_the_kernel(tmp_path: Path) -> None:
+    assert _lost_syns(tmp_path) == [4.0, 5.0, 7.0, 11.0]
+
+
+def test_worked_example_1_with_a_connect_timeout(tmp_path: Path) -> None:
+    assert _lost_syns(tmp_path, {"timeout": "2s", "interval": "500ms"}) == [4.0, 5.0, 6.5, 7.5, 9.0, 10.0]
+
+
+def _negative_caching(tmp_path: Path, profile: str) -> tuple[list[float], list[tuple[float, str]]]:
+    outcome = play(tmp_path, [
+        {"match": {"replicatedJob": "server"}, "schedule": "3.5s", "program": {"listen": [8050]}},
+        {"match": {"replicatedJob": "clients"},
+         "program": {"startup": "1s", "connect": [SERVER], "retry": {"interval": "1s"}, "work": "1s"}}],
+        cluster={"dns": {"profile": profile}}, expect=[{"happens": "jobset Completed"}], name=profile)
+    assert outcome.passed, outcome.failures
+    return times(outcome, "clients", "Connected"), steps(outcome, "clients")
+
+
+def test_worked_example_2_nodelocal_caches_the_nxdomain_for_5s(tmp_path: Path) -> None:
+    connected, seen = _negative_caching(tmp_path, "nodelocal")
+    assert connected == [6.0]
+    assert [t for t, what in seen if what == "NXDOMAIN"] == [1.0, 2.0, 3.0, 4.0, 5.0]
+
+
+def test_worked_example_2_kubeadm_does_not_cache(tmp_path: Path) -> None:
+    connected, _ = _negative_caching(tmp_path, "kubeadm")
+    assert connected == [4.0]
+
+
+def test_kubeadm_131_caches_the_nxdomain_for_30s(tmp_path: Path) -> None:
+    connected, _ = _negative_caching(tmp_path, "kubeadm-1.31")
+    assert connected == [31.0]
+
+
+def test_worked_example_3_giving_up_fails_the_container_and_the_job_backs_off(tmp_path: Path) -> None:
+    from tests.network_helpers import jobset
+
+    js = jobset(client_job={"backoffLimit": 3, "template": {"spec": {
+        "restartPolicy": "Never", "containers": [{"name": "launcher", "image": "mpi"}]}}})
+    outcome = play(tmp_path, [
+        {"match": {"replicatedJob": "server"}, "program": {"listen": [22]}},
+        {"match": {"replicatedJob": "clients"}, "program": {"connect": [SERVER], "retry": {"attempts": 1}}}],
+        js=js, until="25s")
+    gave_up = times(outcome, "clients", "GaveUp")
+    failed = times(outcome, "clients", "Failed")
+    created = times(outcome, "clients", "Created")
+    assert gave_up[:2] == failed[:2] == [0.0, 10.0]
+    assert created[:2] == [0.0, 10.0]  # the Job controller's 10 s back-off, then 20 s
+    refused = [what for _, what in steps(outcome, "clients")]
+    assert refused[:2] == ["resolved", "refused"]
+
+
+def test_resolvable_when_the_record_is_published(tmp_path: Path) -> None:
+    outcome = play(tmp_path, [{"match": {"replicatedJob": "server"}, "program": {"listen": [8050]}},
+                              {"match": {"replicatedJob": "clients"}, "ready": "5s", "exit": "never"}],
+                   js=__import__("tests.network_helpers", fromlist=["jobset"]).jobset(
+                       network={"enableDNSHostnames": True, "publishNotReadyAddresses": False}),
+                   cluster={"dns": {"propagation": "2s"}, "latency": {"endpointSlice": "1s"}})
+    assert times(outcome, "server", "Resolvable") == [3.0]  # Ready at 0, slice at 1, DNS at 3
+    assert times(outcome, "clients", "Resolvable") == [8.0]  # Ready at 5, slice at 6, DNS at 8
+
+
+def test_durations_and_program_times_are_whole_microseconds(tmp_path: Path) -> None:
+    """Format 1.1 "Time": durations are rounded to the microsecond when read, and thirty retries of
+    100 ms after a first attempt at 0 land exactly on 3 s (no float drift)."""
+    from fakecluster.scenario.durations import parse_duration
+
+    assert parse_duration("1.0000006s") == 1.000001
+    assert parse_duration(2.00000049) == 2.0
+    outcome = play(tmp_path, [
+        {"match": {"replicatedJob": "server"}, "program": {"listen": [8050], "startup": "3s"}},
+        {"match": {"replicatedJob": "clients"},
+         "program": {"connect": [SERVER], "retry": {"interval": "100ms"}}}])
+    refused = [t for t, what in steps(outcome, "clients") if what == "refused"]
+    assert len(refused) == 30 and refused[-1] == 2.9
+    assert times(outcome, "clients", "Connected") == [3.0]
