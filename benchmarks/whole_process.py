@@ -84,10 +84,11 @@ def run_once(case: Case) -> Sample:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3, help="runs per case (the median is reported)")
-    parser.add_argument("--cases", nargs="+", choices=list(CASES), default=["1k", "10k", "20k-201", "10k-conn",
-                                                                           "10k-inv", "100k"])
+    parser.add_argument("--cases", nargs="+", choices=list(CASES),
+                        default=["1k", "10k", "20k-201", "10k-conn", "10k-inv", "100k"])
     args = parser.parse_args()
     print(f"{'case':>9} {'pods':>7} {'jobs':>5} {'wall s (min-max)':>22} {'cpu s':>7} {'pods/s':>8} "
           f"{'us/pod':>7} {'peak RSS':>9}  result")
