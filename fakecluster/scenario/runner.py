@@ -215,11 +215,13 @@ def play_seed(
         run = ScenarioRun(scenario, path, plugin, limits)
         run.observe = observe
         run.invariants = invariants
-        try:
-            with running():
+        with running():
+            try:
                 outcome = run.play(progress=progress)
-        finally:
-            run.close()
+            finally:
+                # Inside ``running()``, while the cyclic GC is still off: re-enabled first, its next
+                # collection would walk the whole finished run (0.4 s per 10,000 pods) before we free it.
+                run.close()
     except ScenarioError as err:
         return _failed_outcome(path, scenario.name, scenario.seed, started, str(err))
     except BudgetExhausted as exc:
