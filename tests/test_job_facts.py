@@ -45,6 +45,6 @@ def test_one_entry_per_job_name() -> None:
 
 def test_a_bad_restart_attempt_label_raises_when_read_as_upstream_atoi_does() -> None:
     facts = derive(job(attempt="x"))
-    with pytest.raises(ReconcileError, match='strconv.Atoi: parsing "x": invalid syntax'):
+    with pytest.raises(ReconcileError, match=r'strconv\.Atoi: parsing "x": invalid syntax'):
         facts.restart_attempt_value()
     assert derive(job(attempt="3")).restart_attempt_value() == 3
