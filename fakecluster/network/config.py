@@ -19,6 +19,9 @@ from typing import Literal
 
 CacheMode = Literal["none", "cluster", "node"]
 Profile = Literal["kubeadm", "kubeadm-1.31", "nodelocal"]
+SynLoss = Literal["perPacket", "perConnection"]
+"""How the path treats the SYNs of one connect (``cluster.network.synLoss``, see :mod:`.tcp`)."""
+PER_CONNECTION: SynLoss = "perConnection"
 
 PROFILES: dict[str, tuple[CacheMode, float, float]] = {
     "kubeadm": ("none", 0.0, 0.0),
@@ -36,6 +39,11 @@ class NetworkConfig:
     """A pod's IP answers packets this long after its sandbox is created (CNI programming)."""
     syn_retries: int = 6
     """``net.ipv4.tcp_syn_retries``."""
+    syn_loss: SynLoss = "perPacket"
+    """``perPacket`` (format 1.1): every SYN, first or retransmitted, is judged at its own instant.
+    ``perConnection``: a connect whose first SYN was lost loses its retransmissions too; only a new
+    connect (a new socket, after the program's ``retry.timeout`` or the kernel's ``ETIMEDOUT``) is judged
+    afresh. See :mod:`fakecluster.network.tcp` for why a path behaves so."""
 
 
 @dataclass(frozen=True, slots=True)
