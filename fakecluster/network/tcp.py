@@ -17,11 +17,12 @@ Measured clusters do not always behave so. A stateful hop keyed by the 5-tuple (
 ``net/netfilter/nf_conntrack_proto_tcp.c``, whose ``SYN_SENT`` entry lasts 120 s and is refreshed by
 every retransmission; an eBPF datapath's connection-tracking map) can keep what it decided for a
 flow's first SYN, sent before the pod network was programmed, for all its retransmissions, while a
-new flow gets through. The Flux Operator's service-timing measurements have exactly that shape: with
-``ZMQ_CONNECT_TIMEOUT`` N the follower joins N s plus zeromq's reconnect interval after its first try,
-for N from 1 to 10 s, never at the 1, 3 or 7 s retransmission; with no timeout at all the kernel's
-``ETIMEDOUT`` decides (MiniKube's 140 s runs). ``synLoss: perConnection`` models such a path: a
-connect whose first SYN is lost loses every retransmission; the next attempt is judged afresh.
+new flow gets through. The Flux Operator's service-timing measurements have that shape: with
+``ZMQ_CONNECT_TIMEOUT`` N (2 to 10 s) most followers join N s plus zeromq's 100-200 ms reconnect
+interval after their first try, the rest at once, almost none at a retransmission inside N; with no
+timeout at all the kernel's ``ETIMEDOUT`` decides (MiniKube's 140 s runs). ``synLoss: perConnection``
+models such a path: a connect whose first SYN is lost loses every retransmission; the next attempt is
+judged afresh.
 """
 
 from __future__ import annotations
