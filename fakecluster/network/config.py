@@ -10,6 +10,12 @@ The DNS profiles are the Corefiles people actually run (format 1.1, "cluster.dns
 - ``nodelocal``: NodeLocal DNSCache (``cluster/addons/dns/nodelocaldns/nodelocaldns.yaml``:
   ``cache { success 9984 30; denial 9984 5 }``): one cache per node, 30 s / 5 s, asking the DNS
   server directly.
+
+Why an NXDOMAIN is kept the full negative TTL: CoreDNS's cache plugin (``plugin/cache/cache.go``,
+``ResponseWriter.WriteMsg``) keeps a denial for the smallest TTL in the response, capped by the
+configured denial TTL; the smallest is the authority SOA's, which the ``kubernetes`` plugin gives its
+``ttl`` (``ttl 30`` in kubeadm's Corefile), so ``cache 30`` keeps it 30 s. A connect timeout never
+shortens it (:mod:`fakecluster.network.runs`: a resolution failure arms no connect timer).
 """
 
 from __future__ import annotations
