@@ -1,0 +1,67 @@
+"""What the command-line, loader and plugin tests (``test_cli*.py``, ``test_hostile_cli.py``,
+``test_hostile_input.py``, ``test_loader_problems.py``, ``test_merged_fronts.py``, ``test_pytest_plugin.py``,
+``test_user_project.py``) share: the JobSet manifest and scenario texts they write to disk, and the
+command line run in a subprocess as a user runs it.
+
+The texts are the exact YAML a user writes, line for line: several tests expect an error at a given line
+of a written file, so a change to the layout here moves those lines.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def replicated_job(
+    name: str = "w", *, replicas: int = 1, pods: int = 1, container: str = "c", image: str = "busybox"
+) -> str:
+    """One ``replicatedJobs`` entry at column 0: ``replicas`` Jobs of ``pods`` pods that never restart."""
+    return f"""\
+- name: {name}
+  replicas: {replicas}
+  template:
+    spec:
+      parallelism: {pods}
+      completions: {pods}
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{{name: {container}, image: {image}}}]
+"""
+
+
+def jobset_manifest(*rjobs: str, name: str = "js", spec: str = "", indent: int = 0) -> str:
+    """A JobSet manifest of the given replicated jobs (one ``w`` Job of one pod if none), shifted right by
+    ``indent`` columns (2 puts it under a scenario's ``jobset:`` key); ``spec`` is YAML for the lines of
+    ``spec`` before ``replicatedJobs``, at column 2."""
+    jobs = "".join(rjobs) or replicated_job()
+    text = (
+        f"apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {{name: {name}}}\nspec:\n{spec}"
+        f"  replicatedJobs:\n{textwrap.indent(jobs, '    ')}"
+    )
+    return textwrap.indent(text, " " * indent)
+
+
+# One Job of one pod that exits 0 after 10 s; the scenario expects the JobSet to complete.
+BASIC = f"""\
+seed: 1
+pods:
+  - match: {{}}
+    exit: {{after: 10s}}
+jobset:
+{jobset_manifest(indent=2)}expect:
+  - happens: jobset Completed
+"""
+
+
+def run_cli(*args: str | Path, cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``python -m fakecluster ARGS...`` in a subprocess, its output captured as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "fakecluster", *map(str, args)],
+        cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False,
+    )  # fmt: skip
