@@ -1,7 +1,7 @@
-"""What the command-line, loader and plugin tests (``test_cli*.py``, ``test_hostile_cli.py``,
-``test_hostile_input.py``, ``test_loader_problems.py``, ``test_merged_fronts.py``, ``test_pytest_plugin.py``,
-``test_user_project.py``) share: the JobSet manifest and scenario texts they write to disk, and the
-command line run in a subprocess as a user runs it.
+"""The minimal JobSet the scenario tests share: as the YAML text the command-line, loader and plugin tests
+(``test_cli*.py``, ``test_hostile_*.py``, ``test_loader_problems.py``, ``test_merged_fronts.py``,
+``test_pytest_plugin.py``, ``test_user_project.py``) write to disk, and as the object the runner, session,
+sweep, recorder and model tests build on; plus the command line run in a subprocess as a user runs it.
 
 The texts are the exact YAML a user writes, line for line: several tests expect an error at a given line
 of a written file, so a change to the layout here moves those lines.
@@ -9,10 +9,12 @@ of a written file, so a change to the layout here moves those lines.
 
 from __future__ import annotations
 
+import copy
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,6 +59,29 @@ jobset:
 {jobset_manifest(indent=2)}expect:
   - happens: jobset Completed
 """
+
+
+# A pod that never restarts, with one busybox container.
+POD_SPEC: dict[str, Any] = {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}
+
+
+def rjob_object(
+    name: str = "w", *, replicas: int = 1, pod_spec: dict[str, Any] | None = None, **job_spec: Any
+) -> dict[str, Any]:
+    """One ``replicatedJobs`` entry: ``replicas`` Jobs of ``job_spec`` (Kubernetes' defaults where empty)
+    whose pods are ``pod_spec`` (:data:`POD_SPEC` if not given)."""
+    pod = copy.deepcopy(POD_SPEC if pod_spec is None else pod_spec)
+    return {"name": name, "replicas": replicas, "template": {"spec": {**job_spec, "template": {"spec": pod}}}}
+
+
+def jobset_object(*rjobs: dict[str, Any], name: str = "js") -> dict[str, Any]:
+    """A JobSet of the given replicated jobs (one ``w`` Job of one pod if none)."""
+    return {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": {"name": name},
+        "spec": {"replicatedJobs": list(rjobs) or [rjob_object()]},
+    }
 
 
 def run_cli(*args: str | Path, cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess[str]:
