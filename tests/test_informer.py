@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from fault_scenarios import final_jobset_status, play, write
+from fault_scenarios import after_init, final_jobset_status, play, write
 
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj, clone
@@ -254,13 +254,7 @@ def test_a_restarted_controller_reads_through_a_fresh_informer_and_the_old_one_s
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     started: list[Informer] = []
-    original = Informer.__init__
-
-    def recording_init(self: Informer, *args: object, **kwargs: object) -> None:
-        original(self, *args, **kwargs)  # type: ignore[arg-type]
-        started.append(self)
-
-    monkeypatch.setattr(Informer, "__init__", recording_init)
+    after_init(monkeypatch, Informer, started.append)
     actions = "actions:\n  - {when: first workers jobs Created, after: 1s, restartController: jobset}\n"
     outcome, run = play(write(tmp_path, "informerLag: 500ms\n", actions=actions))
     assert outcome.passed, outcome.report
