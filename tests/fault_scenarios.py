@@ -112,3 +112,12 @@ def after_init(monkeypatch: pytest.MonkeyPatch, cls: type[T], hook: Callable[[T]
         hook(self)
 
     monkeypatch.setattr(cls, "__init__", init)
+
+
+def play_collecting(
+    monkeypatch: pytest.MonkeyPatch, cls: type[T], path: Path
+) -> tuple[list[T], ScenarioOutcome, ScenarioRun]:
+    """Play ``path`` (as :func:`play`), collecting every ``cls`` built meanwhile, in order."""
+    built: list[T] = []
+    after_init(monkeypatch, cls, built.append)
+    return built, *play(path)

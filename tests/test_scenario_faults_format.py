@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fault_scenarios import after_init, final_jobset_status, play, write
+from fault_scenarios import after_init, final_jobset_status, play, play_collecting, write
 from scenario_files import jobset_manifest
 
 from fakecluster.api.objects import Obj, get_condition
@@ -148,10 +148,8 @@ def test_restart_controller_replaces_the_runs_controller_and_stops_the_old_one(
 ) -> None:
     from jobset.controller.jobset_controller import JobSetController
 
-    started: list[JobSetController] = []
-    after_init(monkeypatch, JobSetController, started.append)
     actions = "actions:\n  - {at: 5s, restartController: jobset}\n  - {at: 6s, restartController: jobset}\n"
-    outcome, run = play(write(tmp_path, actions=actions))
+    started, outcome, run = play_collecting(monkeypatch, JobSetController, write(tmp_path, actions=actions))
     assert outcome.passed, outcome.report
     assert len(started) == 3
     assert run.actions.controller is started[-1]
