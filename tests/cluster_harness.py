@@ -53,3 +53,7 @@ class PodWrites:
 
     def deleted_at(self, name: str) -> float | None:
         return next((w for w, t, p in self.events if t == "DELETED" and p["metadata"]["name"] == name), None)
+
+    def last_status(self) -> Obj:
+        """The status of the last pod version written before a deletion (the last ``MODIFIED`` one)."""
+        return next(p for _w, t, p in reversed(self.events) if t == "MODIFIED")["status"]
