@@ -49,6 +49,13 @@ def jobset_manifest(*rjobs: str, name: str = "js", spec: str = "", indent: int =
     return textwrap.indent(text, " " * indent)
 
 
+def pods_rule(exit_after: str = "10s", jitter: str = "") -> str:
+    """A ``pods:`` block of one rule for every pod: bound at 1 s, started 1 s later, exits 0 ``exit_after``
+    after that (each phase ``jitter``-ed if given)."""
+    rule = f"pods:\n  - match: {{}}\n    schedule: 1s\n    start: 1s\n    exit: {{after: {exit_after}}}\n"
+    return rule + (f"    jitter: {jitter}\n" if jitter else "")
+
+
 # One Job of one pod that exits 0 after 10 s; the scenario expects the JobSet to complete.
 BASIC = f"""\
 seed: 1

@@ -13,20 +13,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from scenario_files import ROOT, jobset_manifest, replicated_job, run_cli
+from scenario_files import ROOT, jobset_manifest, pods_rule, replicated_job, run_cli
 
 LINE = re.compile(r"^(PASS|FAIL)  (\S+)  virtual (\d+\.\d)s  wall (\d+)ms  seed (\d+)$")
 CLOSING = re.compile(r"^(\d+) passed, (\d+) failed$")
 
 MANIFEST = jobset_manifest(replicated_job(replicas=2, pods=2), indent=2)
-PODS = """\
-pods:
-  - match: {}
-    schedule: 1s
-    start: 1s
-    exit: {after: 20s}
-    jitter: 500ms
-"""
+PODS = pods_rule("20s", jitter="500ms")
 GOOD = f"""\
 seed: 11
 {PODS}jobset:

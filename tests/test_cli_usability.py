@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from scenario_files import ROOT, jobset_manifest, replicated_job
+from scenario_files import ROOT, jobset_manifest, pods_rule, replicated_job
 from scenario_files import run_cli as cli
 
 
@@ -24,13 +24,7 @@ def scenario(*, seed: object, tags: str, by: str, pods: int, description: str) -
 seed: {seed}
 description: {description}
 tags: {tags}
-pods:
-  - match: {{}}
-    schedule: 1s
-    start: 1s
-    exit: {{after: 10s}}
-    jitter: 500ms
-jobset:
+{pods_rule(jitter="500ms")}jobset:
 {jobset_manifest(replicated_job(pods=pods), indent=2)}expect:
   - happens: all w pods Running
   - happens: jobset Completed

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scenario_files import jobset_manifest, replicated_job
+from scenario_files import jobset_manifest, pods_rule, replicated_job
 
 from fakecluster.scenario.runner import run_scenario
 
@@ -20,12 +20,7 @@ def scenario(*, seed: int, tags: str, by: str) -> str:
     return f"""\
 seed: {seed}
 tags: {tags}
-pods:
-  - match: {{}}
-    schedule: 1s
-    start: 1s
-    exit: {{after: 10s}}
-jobset:
+{pods_rule()}jobset:
 {jobset_manifest(replicated_job(pods=2), indent=2)}expect:
   - happens: jobset Completed
     by: {by}
