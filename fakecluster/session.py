@@ -28,8 +28,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from fakecluster import wallclock_freeze as wallclock
+from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj, clone
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.client import Client
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool, dismantle
 from fakecluster.network import DnsConfig, NetworkConfig
@@ -282,7 +282,7 @@ class FakeCluster:
         """Create a manifest (a dict) or every document of a YAML text; returns what was stored.
 
         Admission runs as on a real API server: a rejected manifest raises
-        :class:`~fakecluster.apiserver.errors.ApiError` (``reason`` ``Invalid``, ``AlreadyExists``, ...).
+        :class:`~fakecluster.api.errors.ApiError` (``reason`` ``Invalid``, ``AlreadyExists``, ...).
         """
         if isinstance(manifest, str):
             return [self._apply_one(copy.deepcopy(doc)) for doc in _documents(manifest)]

@@ -8,21 +8,14 @@ import gc
 from pathlib import Path
 
 import pytest
+from scenario_files import jobset_object, rjob_object
 
 from fakecluster.scenario.runner import run_scenario
 from fakecluster.session import FakeCluster
 
 SCENARIO = Path(__file__).parents[1] / "scenarios" / "driver-first" / "ray-head-first-inorder.yaml"
-JOBSET = {
-    "apiVersion": "jobset.x-k8s.io/v1alpha2",
-    "kind": "JobSet",
-    "metadata": {"name": "js"},
-    "spec": {"replicatedJobs": [{"name": "w", "replicas": 2, "template": {"spec": {
-        "parallelism": 2, "completions": 2,
-        "template": {"spec": {"restartPolicy": "Never",
-                              "containers": [{"name": "c", "image": "busybox", "command": ["sleep", "5"]}]}},
-    }}}]},
-}
+JOBSET = jobset_object(rjob_object(replicas=2, parallelism=2, completions=2, pod_spec={
+    "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox", "command": ["sleep", "5"]}]}))
 
 
 def _garbage_after(action: object) -> int:

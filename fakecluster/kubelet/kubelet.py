@@ -545,6 +545,10 @@ class Kubelet:
         for c in reversed(worker.init_containers):
             if c.role == SIDECAR:
                 self._settle(c, SIGTERM_EXIT, unknown_if_never_ran=False)
+        self._stopped(worker)
+
+    def _stopped(self, worker: PodWorker) -> None:
+        """Every container has stopped: no timer left, the pod terminal, its sandbox and network gone."""
         worker.cancel_timers()
         worker.terminal = True
         worker.sandbox_ready = False
@@ -631,11 +635,7 @@ class Kubelet:
         code = worker.kill_code
         for c in worker.all_containers():
             self._settle(c, code, unknown_if_never_ran=True)
-        worker.cancel_timers()
-        worker.terminal = True
-        worker.sandbox_ready = False
-        worker.done = True
-        self.network.pod_stopped(worker.uid)
+        self._stopped(worker)
         worker.delete_after_sync = True
 
     # ------------------------------------------------------------------ addresses
