@@ -1,8 +1,9 @@
 """The invariant monitor: runs every invariant on the API server's watch stream and on cluster state.
 
-Invariants hold at one of three moments (as in the cluster state-machine test this generalises):
+Invariants hold at one of four moments (as in the cluster state-machine test this generalises):
 
 - **stream**: on every write, as the watch stream delivers it (``Invariant.on_event``);
+- **connect**: at the instant the pod network establishes a TCP connection (``Invariant.on_connect``);
 - **caught up**: nothing is due at the instant the clock is leaving, so every zero-latency reaction to the
   last write (a reconcile, the garbage collector) has run (``Invariant.caught_up``);
 - **quiet**: nothing is due within ``quiet_window`` (the Job controller's 1 s ``syncJobBatchPeriod`` from
@@ -19,11 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from fakecluster.api.objects import Obj
 from fakecluster.apiserver.server import ApiServer, WatchEvent
 from fakecluster.clock import Clock
+
+if TYPE_CHECKING:
+    from fakecluster.network.network import Network
+    from fakecluster.network.runs import Connection
 
 MAX_VIOLATIONS_PER_INVARIANT = 5
 """A broken invariant usually breaks many times in a row; the first few tell the story."""
@@ -65,11 +70,13 @@ Report = Callable[[str], None]
 
 
 class Invariant(Protocol):
-    """One named rule. Implement any of the three hooks; the docstring cites the upstream rule."""
+    """One named rule. Implement any of the four hooks; the docstring cites the upstream rule."""
 
     name: str
 
     def on_event(self, event: WatchEvent, view: ClusterView, report: Report) -> None: ...
+
+    def on_connect(self, connection: Connection, view: ClusterView, report: Report) -> None: ...
 
     def caught_up(self, view: ClusterView, report: Report) -> None: ...
 
@@ -84,6 +91,9 @@ class BaseInvariant:
     def on_event(self, event: WatchEvent, view: ClusterView, report: Report) -> None:
         return None
 
+    def on_connect(self, connection: Connection, view: ClusterView, report: Report) -> None:
+        return None
+
     def caught_up(self, view: ClusterView, report: Report) -> None:
         return None
 
@@ -92,7 +102,8 @@ class BaseInvariant:
 
 
 class InvariantMonitor:
-    """Attach to one cluster's server and clock; collect :class:`Violation` s in ``violations``."""
+    """Attach to one cluster's server, clock and (if given) pod network; collect :class:`Violation` s in
+    ``violations``."""
 
     def __init__(
         self,
@@ -101,6 +112,7 @@ class InvariantMonitor:
         invariants: Sequence[Invariant],
         *,
         quiet_window: float = 1.0,
+        network: Network | None = None,
     ) -> None:
         self._server = server
         self._clock = clock
@@ -117,7 +129,12 @@ class InvariantMonitor:
             inv for inv in self.invariants if type(inv).caught_up is not BaseInvariant.caught_up
         ]
         self._quiet = [inv for inv in self.invariants if type(inv).quiet is not BaseInvariant.quiet]
+        self._connect = [
+            inv for inv in self.invariants if type(inv).on_connect is not BaseInvariant.on_connect
+        ]
         server.watch(None, self._on_event)
+        if network is not None and self._connect:
+            network.connection_observers.append(self._on_connect)
 
     # ------------------------------------------------------------------ reporting
     def _reporter(self, invariant: Invariant) -> Report:
@@ -134,6 +151,11 @@ class InvariantMonitor:
         self.view.now = self._clock.now
         for invariant in self._stream:
             invariant.on_event(event, self.view, self._reporter(invariant))
+
+    def _on_connect(self, connection: Connection) -> None:
+        self.view.now = self._clock.now
+        for invariant in self._connect:
+            invariant.on_connect(connection, self.view, self._reporter(invariant))
 
     def on_advance(self, when: float) -> None:
         """The clock is about to run the events at ``when``: the instant it leaves is caught up, and

@@ -22,7 +22,7 @@ from fakecluster import wallclock_freeze as wallclock
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster, ClusterConfig
-from fakecluster.invariants import InvariantMonitor, kubernetes_invariants
+from fakecluster.invariants import InvariantMonitor, kubernetes_invariants, network_invariants
 from fakecluster.scenario.discovery import discover
 from fakecluster.scenario.errors import ScenarioError, combine, escape_control
 from fakecluster.scenario.expectations import RunResult, check
@@ -505,7 +505,8 @@ class ScenarioRun:
             # at all is left to run
             window = math.inf
         return InvariantMonitor(
-            cluster.server, cluster.clock, [*kubernetes_invariants(), *workload], quiet_window=window
+            cluster.server, cluster.clock, [*kubernetes_invariants(), *network_invariants(), *workload],
+            quiet_window=window, network=cluster.network,
         )
 
     def _manifest_path(self, index: int) -> str:
