@@ -97,6 +97,7 @@ def cluster_config(spec: fmt.ClusterSpec, behaviour: PodBehaviour) -> ClusterCon
         endpoint_slice_latency=latency.endpoint_slice,
         network=network_config(spec),
         dns=dns_config(spec),
+        shuffle_ties=spec.shuffle_seed(),
     )
     if spec.nodes is not None:
         config.nodes = [
