@@ -323,7 +323,8 @@ def _run(args: argparse.Namespace) -> int:
         for path, seed, name in plan:
             progress.start(name)
             result, lifecycle = _run_one(
-                path, seed, limits, sinks, progress.update if progress.enabled else None, _shuffle_seed(args)
+                path, seed, limits, sinks, progress.update if progress.enabled else None,
+                shuffle=_shuffle_seed(args),
             )
             progress.done()
             sinks.add(result, lifecycle)
@@ -352,7 +353,7 @@ def _shuffle_seed(args: argparse.Namespace) -> int | None:
 
 
 def _run_one(
-    path: Path, seed: int | None, limits: RunLimits, sinks: RunSinks, progress: Any, shuffle: int | None = None
+    path: Path, seed: int | None, limits: RunLimits, sinks: RunSinks, progress: Any, *, shuffle: int | None
 ) -> tuple[ScenarioResult, list[TraceEvent]]:
     """A plain run, or (for ``--report``) one with the report's pod-lifecycle observer attached."""
     if sinks.wants_lifecycle:
