@@ -150,6 +150,8 @@ def _add_control_options(parser: argparse.ArgumentParser) -> None:
                        help="run same-instant events in a seeded random order (cluster.shuffleTies)")
     group.add_argument("--shuffle-seed", type=int, metavar="N", default=None,
                        help="the shuffle's seed (default 0; implies --shuffle-ties)")
+    group.add_argument("--no-invariants", dest="invariants", action="store_const", const=False, default=None,
+                       help="check no invariant (cluster.invariants: false), to time the cluster alone")
 
 
 def _add_limit_options(parser: argparse.ArgumentParser) -> None:
@@ -324,7 +326,7 @@ def _run(args: argparse.Namespace) -> int:
             progress.start(name)
             result, lifecycle = _run_one(
                 path, seed, limits, sinks, progress.update if progress.enabled else None,
-                shuffle=_shuffle_seed(args),
+                shuffle=_shuffle_seed(args), invariants=args.invariants,
             )
             progress.done()
             sinks.add(result, lifecycle)
@@ -353,16 +355,18 @@ def _shuffle_seed(args: argparse.Namespace) -> int | None:
 
 
 def _run_one(
-    path: Path, seed: int | None, limits: RunLimits, sinks: RunSinks, progress: Any, *, shuffle: int | None
+    path: Path, seed: int | None, limits: RunLimits, sinks: RunSinks, progress: Any, *, shuffle: int | None,
+    invariants: bool | None,
 ) -> tuple[ScenarioResult, list[TraceEvent]]:
     """A plain run, or (for ``--report``) one with the report's pod-lifecycle observer attached."""
     if sinks.wants_lifecycle:
         from fakecluster.report import run_for_report
 
-        return run_for_report(path, limits=limits, seed=seed, shuffle_ties=shuffle)
+        return run_for_report(path, limits=limits, seed=seed, shuffle_ties=shuffle, invariants=invariants)
     from fakecluster.scenario.runner import run_scenario
 
-    return run_scenario(path, seed=seed, limits=limits, progress=progress, shuffle_ties=shuffle), []
+    return run_scenario(path, seed=seed, limits=limits, progress=progress, shuffle_ties=shuffle,
+                        invariants=invariants), []
 
 
 def _print_result(progress: Any, result: ScenarioResult, args: argparse.Namespace) -> None:
