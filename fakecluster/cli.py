@@ -49,6 +49,7 @@ examples:
   fakecluster export scenarios/x.yaml out/kwok/            # manifests + KWOK stages + a check script
   fakecluster list scenarios/
   fakecluster validate regressions/                        # every problem, no run
+  fakecluster run scenarios/ --shuffle-ties --shuffle-seed 3   # same-instant events in another order
   fakecluster explore --seeds 200 --seed 7                 # random JobSets, invariants on, shrunk findings
   python -m fakecluster --version"""
 
