@@ -1,10 +1,9 @@
 """Scale benchmark: a driver-first JobSet with 1,000 / 2,000 / 4,000 / 8,000 worker pods run to completion.
 
 Run on demand (never in CI): ``python benchmarks/scale.py [--sizes 1000 2000] [--pods-per-job 500]``;
-``--no-invariants`` times the cluster without the invariant monitor (``cluster.invariants: false``),
-``--shuffle-ties`` with same-instant events shuffled (``cluster.shuffleTies: true``); ``--connect`` also
-runs the format-1.1 variant in which the driver's program listens and every worker's program connects
-to it (DNS, TCP, program milestones) and works 30 s instead of ``sleep 30``.
+``--connect`` also runs the format-1.1 variant in which the driver's program listens and every worker's
+program connects to it (DNS, TCP, program milestones) and works 30 s instead of ``sleep 30``;
+``--invariants`` checks the invariants as scenario runs do, ``--shuffle-ties`` shuffles same-instant events.
 Prints pods, events (clock callbacks run), API writes, wall seconds and virtual seconds per wall second.
 The scenario goes through the real runner, so the figures include the trace recorder and the checks.
 """
@@ -110,32 +109,30 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 4000, 8000])
     parser.add_argument("--pods-per-job", type=int, default=500)
     parser.add_argument("--connect", action="store_true", help="also run the connect-program variant")
-    parser.add_argument("--no-invariants", action="store_true",
-                        help="check no invariant (cluster.invariants: false): the cluster alone")
+    parser.add_argument("--variant", choices=["plain", "connect"], default=None,
+                        help="run only this variant (benchmarks/whole_process.py times one per process)")
+    parser.add_argument("--invariants", action="store_true",
+                        help="check the invariants during the run, as scenario runs do (default: off, the "
+                             "cluster alone)")
     parser.add_argument("--shuffle-ties", action="store_true",
                         help="same-instant events in a seeded random order (cluster.shuffleTies: true)")
     args = parser.parse_args()
-    cluster: dict[str, object] = {}
-    if args.no_invariants:
-        cluster["invariants"] = False
-    if args.shuffle_ties:
-        cluster["shuffleTies"] = True
     variants = [("plain", scenario)] + ([("connect", connect_scenario)] if args.connect else [])
+    if args.variant is not None:
+        variants = [(args.variant, scenario if args.variant == "plain" else connect_scenario)]
     print(f"{'run':>8} {'pods':>6} {'jobs':>5} {'events':>8} {'wall s':>8} {'cpu s':>7} {'virtual s':>10} "
           f"{'virt/wall':>10}  result")
     with tempfile.TemporaryDirectory() as tmp:
         for (label, build), size in [(v, s) for s in args.sizes for v in variants]:
             path = Path(tmp) / f"scale-{label}-{size}.yaml"
-            body = build(size, args.pods_per_job)
-            if cluster:
-                body["cluster"] = cluster
-            path.write_text(yaml.safe_dump(body))
+            path.write_text(yaml.safe_dump(build(size, args.pods_per_job)))
             cpu = time.process_time()
             started = real_perf_counter()
-            outcome = run_scenario(path)
+            outcome = run_scenario(path, invariants=args.invariants,
+                                   shuffle_ties=0 if args.shuffle_ties else None)
             wall = real_perf_counter() - started
             cpu = time.process_time() - cpu
-            jobs = max(size // args.pods_per_job, 1) + 1
+            jobs = max(size // args.pods_per_job, 1) + 1  # the workers' Jobs and the driver's
             status = "ok" if outcome.passed else "FAILED: " + "; ".join(outcome.failures)[:200]
             print(
                 f"{label:>8} {size:>6} {jobs:>5} {outcome.events_run:>8} {wall:>8.2f} {cpu:>7.2f} "
