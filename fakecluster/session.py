@@ -73,7 +73,8 @@ class _Setup(BaseModel):
 def network_config(spec: fmt.ClusterSpec) -> NetworkConfig:
     """The network component's settings for a ``cluster.network`` block (format 1.1)."""
     network = spec.network
-    return NetworkConfig(reachable_after=network.reachable_after, syn_retries=network.syn_retries)
+    return NetworkConfig(reachable_after=network.reachable_after, syn_retries=network.syn_retries,
+                         syn_loss=network.syn_loss)
 
 
 def dns_config(spec: fmt.ClusterSpec) -> DnsConfig:

@@ -8,8 +8,8 @@ parsed at load time so a typo is reported with its file, line and field path.
   first (virtual times only).
 - ``stuck: {contains: [...]}`` (or ``stuck: true``): the run ended with a JobSet neither Completed nor
   Failed; every ``contains`` item is a substring of the runner's stuck diagnosis.
-- ``distribution: {of:, mean:, sd:, min:, median:, max:, slow:, modes:, modeGap:}``: figures over the runs
-  of a ``sweep`` (see :mod:`fakecluster.scenario.sweep`).
+- ``distribution: {of:, mean:, sd:, min:, median:, max:, slow:, modes:, modeGap:, slowModeOffset:}``:
+  figures over the runs of a ``sweep`` (see :mod:`fakecluster.scenario.sweep`).
 - ``sweep: {seeds: N}``: the scenario is played for seeds ``seed .. seed + N - 1``.
 """
 
@@ -183,6 +183,9 @@ class Distribution(_Model):
     slow: Slow | None = None
     modes: CountBounds | None = None
     mode_gap: _Duration = DEFAULT_MODE_GAP
+    slow_mode_offset: Bounds | None = None
+    """The slowest mode's median minus the fastest mode's (0 with one mode): "the slow mode sits N s
+    above the fast one", whatever the base time of the runs."""
 
     @model_validator(mode="after")
     def _positive_gap(self) -> Distribution:

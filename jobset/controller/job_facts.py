@@ -103,22 +103,30 @@ FactsOf = Callable[[Obj], JobFacts]
 
 
 class JobFactsCache:
-    """Facts per Job name, valid while the Job read is the very object they were derived from. Held by
-    one controller; bounded by the Jobs it has seen."""
+    """Facts per Job version, valid while the Job read is the very object they were derived from. Held by
+    one controller; one entry per Job name (a newer version replaces the older)."""
 
-    __slots__ = ("_by_name",)
+    __slots__ = ("_by_id", "_by_name")
 
     def __init__(self) -> None:
+        self._by_id: dict[int, JobFacts] = {}
+        """``id(job)`` -> facts: the hit path (an entry keeps its Job alive, so the id stays its own)."""
         self._by_name: dict[tuple[str, str], JobFacts] = {}
+        """(namespace, name) -> the latest facts: evicts the older version's entry."""
 
     def __call__(self, job: Obj) -> JobFacts:
+        facts = self._by_id.get(id(job))
+        if facts is not None and facts.job is job:
+            return facts
         meta = job["metadata"]
         key = (meta.get("namespace", ""), meta["name"])
-        facts = self._by_name.get(key)
-        if facts is None or facts.job is not job:
-            facts = self._by_name[key] = derive(job)
+        older = self._by_name.get(key)
+        if older is not None:
+            del self._by_id[id(older.job)]
+        facts = self._by_name[key] = self._by_id[id(job)] = derive(job)
         return facts
 
     def clear(self) -> None:
         """Forget everything (a controller restart loses its memory)."""
+        self._by_id.clear()
         self._by_name.clear()
