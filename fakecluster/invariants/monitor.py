@@ -87,6 +87,9 @@ class BaseInvariant:
     """No-op hooks, so an invariant defines only the moments it needs."""
 
     name = "unnamed"
+    kinds: tuple[str, ...] | None = None
+    """The kinds whose watch events ``on_event`` looks at (None: every kind). The monitor hands an event
+    only to the invariants that want its kind: most writes are Pod writes that most rules ignore."""
 
     def on_event(self, event: WatchEvent, view: ClusterView, report: Report) -> None:
         return None
@@ -124,17 +127,24 @@ class InvariantMonitor:
         self._instant = 0.0
         self._probed_writes = -1
         self._probed_quiet = False
-        self._stream = [inv for inv in self.invariants if type(inv).on_event is not BaseInvariant.on_event]
-        self._caught_up = [
-            inv for inv in self.invariants if type(inv).caught_up is not BaseInvariant.caught_up
-        ]
-        self._quiet = [inv for inv in self.invariants if type(inv).quiet is not BaseInvariant.quiet]
-        self._connect = [
-            inv for inv in self.invariants if type(inv).on_connect is not BaseInvariant.on_connect
-        ]
+        # each moment's hooks, bound once with their reporters: the stream hooks run on every write
+        self._stream = [(inv.on_event, self._reporter(inv), getattr(inv, "kinds", None))
+                        for inv in self._implementing("on_event")]
+        self._stream_by_kind: dict[str, list[tuple[Callable[..., None], Report]]] = {}
+        self._caught_up = self._hooks("caught_up")
+        self._quiet = self._hooks("quiet")
+        self._connect = self._hooks("on_connect")
         server.watch(None, self._on_event)
         if network is not None and self._connect:
             network.connection_observers.append(self._on_connect)
+
+    def _implementing(self, moment: str) -> list[Invariant]:
+        base = getattr(BaseInvariant, moment)
+        return [inv for inv in self.invariants if getattr(type(inv), moment) is not base]
+
+    def _hooks(self, moment: str) -> list[tuple[Callable[..., None], Report]]:
+        """(bound hook, reporter) of every invariant that implements ``moment``."""
+        return [(getattr(inv, moment), self._reporter(inv)) for inv in self._implementing(moment)]
 
     # ------------------------------------------------------------------ reporting
     def _reporter(self, invariant: Invariant) -> Report:
@@ -148,14 +158,21 @@ class InvariantMonitor:
 
     # ------------------------------------------------------------------ moments
     def _on_event(self, event: WatchEvent) -> None:
-        self.view.now = self._clock.now
-        for invariant in self._stream:
-            invariant.on_event(event, self.view, self._reporter(invariant))
+        hooks = self._stream_by_kind.get(event.kind)
+        if hooks is None:
+            hooks = self._stream_by_kind[event.kind] = [
+                (hook, report) for hook, report, kinds in self._stream if kinds is None or event.kind in kinds
+            ]
+        view = self.view
+        view.now = self._clock.now
+        for hook, report in hooks:
+            hook(event, view, report)
 
     def _on_connect(self, connection: Connection) -> None:
-        self.view.now = self._clock.now
-        for invariant in self._connect:
-            invariant.on_connect(connection, self.view, self._reporter(invariant))
+        view = self.view
+        view.now = self._clock.now
+        for hook, report in self._connect:
+            hook(connection, view, report)
 
     def on_advance(self, when: float) -> None:
         """The clock is about to run the events at ``when``: the instant it leaves is caught up, and
@@ -174,9 +191,10 @@ class InvariantMonitor:
         if writes == self._probed_writes and (self._probed_quiet or not quiet):
             return
         self._probed_writes, self._probed_quiet = writes, quiet
-        self.view.now = instant
-        for invariant in self._caught_up:
-            invariant.caught_up(self.view, self._reporter(invariant))
+        view = self.view
+        view.now = instant
+        for hook, report in self._caught_up:
+            hook(view, report)
         if quiet:
-            for invariant in self._quiet:
-                invariant.quiet(self.view, self._reporter(invariant))
+            for hook, report in self._quiet:
+                hook(view, report)
