@@ -2,7 +2,8 @@
 
 Run on demand (never in CI): ``python benchmarks/scale.py [--sizes 1000 2000] [--pods-per-job 500]``;
 ``--connect`` also runs the format-1.1 variant in which the driver's program listens and every worker's
-program connects to it (DNS, TCP, program milestones) and works 30 s instead of ``sleep 30``.
+program connects to it (DNS, TCP, program milestones) and works 30 s instead of ``sleep 30``;
+``--invariants`` checks the invariants as scenario runs do, ``--shuffle-ties`` shuffles same-instant events.
 Prints pods, events (clock callbacks run), API writes, wall seconds and virtual seconds per wall second.
 The scenario goes through the real runner, so the figures include the trace recorder and the checks.
 """
@@ -113,6 +114,8 @@ def main() -> int:
     parser.add_argument("--invariants", action="store_true",
                         help="check the invariants during the run, as scenario runs do (default: off, the "
                              "cluster alone)")
+    parser.add_argument("--shuffle-ties", action="store_true",
+                        help="same-instant events in a seeded random order (cluster.shuffleTies: true)")
     args = parser.parse_args()
     variants = [("plain", scenario)] + ([("connect", connect_scenario)] if args.connect else [])
     if args.variant is not None:
@@ -125,7 +128,8 @@ def main() -> int:
             path.write_text(yaml.safe_dump(build(size, args.pods_per_job)))
             cpu = time.process_time()
             started = real_perf_counter()
-            outcome = run_scenario(path, invariants=args.invariants)
+            outcome = run_scenario(path, invariants=args.invariants,
+                                   shuffle_ties=0 if args.shuffle_ties else None)
             wall = real_perf_counter() - started
             cpu = time.process_time() - cpu
             jobs = max(size // args.pods_per_job, 1) + 1  # the workers' Jobs and the driver's

@@ -16,6 +16,9 @@ case        pods     pods per Job  what it measures
 20k-201     20,000   100           201 Jobs: per-Job costs (JobSet reconcile walking its Jobs)
 10k-conn    10,000   500           every worker runs a connect program (DNS, TCP, EndpointSlices)
 10k-inv     10,000   500           the headline case with the invariants checked, as scenario runs do
+1k-inv      1,000    500           the small case with the invariants checked
+10k-c-inv   10,000   500           the connect case with the invariants (and the network one) checked
+10k-shuf    10,000   500           the headline case with same-instant events shuffled (shuffleTies)
 ==========  =======  ============  ==========================================================
 """
 
@@ -54,6 +57,9 @@ CASES = {
         Case("20k-201", 20_000, 100),
         Case("10k-conn", 10_000, 500, ("--variant", "connect")),
         Case("10k-inv", 10_000, 500, ("--invariants",)),
+        Case("1k-inv", 1_000, 500, ("--invariants",)),
+        Case("10k-c-inv", 10_000, 500, ("--variant", "connect", "--invariants")),
+        Case("10k-shuf", 10_000, 500, ("--shuffle-ties",)),
     )
 }
 

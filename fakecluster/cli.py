@@ -49,6 +49,7 @@ examples:
   fakecluster export scenarios/x.yaml out/kwok/            # manifests + KWOK stages + a check script
   fakecluster list scenarios/
   fakecluster validate regressions/                        # every problem, no run
+  fakecluster run scenarios/ --shuffle-ties --shuffle-seed 3   # same-instant events in another order
   fakecluster explore --seeds 200 --seed 7                 # random JobSets, invariants on, shrunk findings
   python -m fakecluster --version"""
 
@@ -146,6 +147,12 @@ def _add_report_options(parser: argparse.ArgumentParser) -> None:
 def _add_control_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("control")
     group.add_argument("-x", "--exitfirst", action="store_true", help="stop after the first failed run")
+    group.add_argument("--shuffle-ties", action="store_true",
+                       help="run same-instant events in a seeded random order (cluster.shuffleTies)")
+    group.add_argument("--shuffle-seed", type=int, metavar="N", default=None,
+                       help="the shuffle's seed (default 0; implies --shuffle-ties)")
+    group.add_argument("--no-invariants", dest="invariants", action="store_const", const=False, default=None,
+                       help="check no invariant (cluster.invariants: false), to time the cluster alone")
 
 
 def _add_limit_options(parser: argparse.ArgumentParser) -> None:
@@ -319,7 +326,8 @@ def _run(args: argparse.Namespace) -> int:
         for path, seed, name in plan:
             progress.start(name)
             result, lifecycle = _run_one(
-                path, seed, limits, sinks, progress.update if progress.enabled else None
+                path, seed, limits, sinks, progress.update if progress.enabled else None,
+                shuffle=_shuffle_seed(args), invariants=args.invariants,
             )
             progress.done()
             sinks.add(result, lifecycle)
@@ -338,17 +346,28 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if failed == 0 and results and written else 1
 
 
+def _shuffle_seed(args: argparse.Namespace) -> int | None:
+    """``--shuffle-ties`` / ``--shuffle-seed N``: the shuffle seed overriding ``cluster.shuffleTies``."""
+    if args.shuffle_seed is not None:
+        if args.shuffle_seed < 0:
+            raise _UsageError("--shuffle-seed must be 0 or more")
+        return int(args.shuffle_seed)
+    return 0 if args.shuffle_ties else None
+
+
 def _run_one(
-    path: Path, seed: int | None, limits: RunLimits, sinks: RunSinks, progress: Any
+    path: Path, seed: int | None, limits: RunLimits, sinks: RunSinks, progress: Any, *, shuffle: int | None,
+    invariants: bool | None,
 ) -> tuple[ScenarioResult, list[TraceEvent]]:
     """A plain run, or (for ``--report``) one with the report's pod-lifecycle observer attached."""
     if sinks.wants_lifecycle:
         from fakecluster.report import run_for_report
 
-        return run_for_report(path, limits=limits, seed=seed)
+        return run_for_report(path, limits=limits, seed=seed, shuffle_ties=shuffle, invariants=invariants)
     from fakecluster.scenario.runner import run_scenario
 
-    return run_scenario(path, seed=seed, limits=limits, progress=progress), []
+    return run_scenario(path, seed=seed, limits=limits, progress=progress, shuffle_ties=shuffle,
+                        invariants=invariants), []
 
 
 def _print_result(progress: Any, result: ScenarioResult, args: argparse.Namespace) -> None:

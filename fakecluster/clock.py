@@ -4,12 +4,17 @@ Modelled on trio's ``MockClock``: one object owns time, nothing reads the wall c
 virtual times run in the order they were scheduled (a global sequence number breaks ties), so a run is
 a pure function of its inputs and seed. The loop is single-threaded; a callback may schedule more events,
 including at the current instant.
+
+:class:`TieShufflingClock` (``cluster.shuffleTies``, ``--shuffle-ties``) orders equal times by a seeded
+draw instead, to expose code that depends on the order of same-instant events; the plain :class:`Clock`
+keeps the hot path free of it.
 """
 
 from __future__ import annotations
 
 import functools
 import heapq
+import random
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -138,6 +143,78 @@ class Clock:
             self._now = when
             if self.on_advance is not None:
                 self.on_advance(when)
+
+
+class TieShufflingClock(Clock):
+    """A clock that runs the events due at the same instant in a seeded random order, as trio's scheduler
+    does under test (``trio/_core/_run.py``, ``unrolled_run``: with ``_ALLOW_DETERMINISTIC_SCHEDULING``
+    each batch of runnable tasks is ``_r.shuffle``-d with the module's seeded ``random.Random``).
+
+    Batches as trio's: the events already due at an instant form generation 0 and run in a random order;
+    an event scheduled *at* the instant by one of generation g joins generation g + 1, which runs after
+    all of generation g (as a task woken during a batch runs in the next one). So a shuffle never runs a
+    reaction before its cause, nor a zero-delay follow-up before what was already due; it only reorders
+    events that a real cluster's independent components could deliver in any order. Same ``rng`` seed:
+    same order, same trace.
+
+    A separate class so that the plain :class:`Clock`'s ``call_at`` and ``run`` stay as cheap as they
+    are: the heap key here packs (generation, random draw, sequence) into one integer after the time."""
+
+    __slots__ = ("_generation", "_rng")
+
+    _SEQ_BITS = 64
+    _DRAW_BITS = 64
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__()
+        self._rng = rng
+        self._generation = 0
+        """Generation of the event running (or last run) at the current instant; 0 when time moved."""
+
+    def call_at(self, when: float, callback: Callable[..., Any], *args: Any) -> Timer:
+        if when <= self._now:
+            when = self._now
+            generation = self._generation + 1
+        else:
+            generation = 0
+        timer = Timer(when, callback, args)
+        self._seq += 1
+        key = (((generation << self._DRAW_BITS) | self._rng.getrandbits(self._DRAW_BITS)) << self._SEQ_BITS) \
+            | self._seq
+        heapq.heappush(self._heap, (when, key, timer))
+        return timer
+
+    def run(self, until: float) -> bool:
+        """:meth:`Clock.run`, noting each event's generation for the events it schedules."""
+        heap = self._heap
+        pop = heapq.heappop
+        shift = self._DRAW_BITS + self._SEQ_BITS
+        self._stopped = False
+        while heap:
+            when, key, timer = heap[0]
+            if timer.cancelled:
+                pop(heap)
+                continue
+            if when > until:
+                return True
+            if self.events_run >= self.next_checkpoint and self.on_checkpoint is not None:
+                self.on_checkpoint()
+            pop(heap)
+            if when > self._now:
+                self._now = when
+                if self.on_advance is not None:
+                    self.on_advance(when)
+            self._generation = key >> shift
+            self.events_run += 1
+            timer.callback(*timer.args)
+            if self._stopped:
+                return bool(heap)
+        return False
+
+    def advance_to(self, when: float) -> None:
+        if when > self._now:
+            self._generation = 0
+        super().advance_to(when)
 
 
 def rfc3339(seconds: float) -> str:

@@ -19,7 +19,7 @@ from fakecluster.client.conflicts import CONTROLLER_USERS, ConflictInjectingClie
 from fakecluster.client.informer import Informer, InformerClient
 from fakecluster.client.internal import InternalClient
 from fakecluster.client.local import LocalClient
-from fakecluster.clock import Clock
+from fakecluster.clock import Clock, TieShufflingClock
 from fakecluster.controllers import endpointslice, node_lifecycle, podgc, taint_eviction, ttl_after_finished
 from fakecluster.controllers.endpointslice import EndpointSliceController
 from fakecluster.controllers.garbage_collector import GarbageCollector
@@ -77,6 +77,9 @@ class ClusterConfig:
     """``cluster.latency.endpointSlice``: pod/Service change -> EndpointSlice written (the batch period)."""
     network: NetworkConfig = field(default_factory=NetworkConfig)
     dns: DnsConfig = field(default_factory=DnsConfig)
+    shuffle_ties: int | None = None
+    """``cluster.shuffleTies``: the seed of a :class:`~fakecluster.clock.TieShufflingClock` (same-instant
+    events in a seeded random order), combined with the cluster's seed; None keeps the plain clock."""
 
 
 class Cluster:
@@ -88,7 +91,8 @@ class Cluster:
     def __init__(self, seed: int = 0, config: ClusterConfig | None = None) -> None:
         self.seed = seed
         self.config = config or ClusterConfig()
-        self.clock = Clock()
+        self.clock = Clock() if self.config.shuffle_ties is None else TieShufflingClock(
+            self.rng(f"clock/shuffle-ties/{self.config.shuffle_ties}"))
         self.server = ApiServer(self.clock, self.rng("apiserver"))
         self.fault_stats = FaultStats()
         self._fault_rngs: dict[str, random.Random] = {}

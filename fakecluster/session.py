@@ -98,6 +98,7 @@ def cluster_config(spec: fmt.ClusterSpec, behaviour: PodBehaviour) -> ClusterCon
         endpoint_slice_latency=latency.endpoint_slice,
         network=network_config(spec),
         dns=dns_config(spec),
+        shuffle_ties=spec.shuffle_seed(),
     )
     if spec.nodes is not None:
         config.nodes = [
@@ -133,8 +134,8 @@ class FakeCluster:
     ``FakeCluster(seed=3, nodes=[{"name": "cpu", "count": 4, "capacity": {"cpu": 8}}],
     pods=[{"match": {"replicatedJob": "workers"}, "ready": "5s"}])``: every keyword takes the value the
     scenario file's key of that name takes (``nodes``, ``featureGates``, ``latency``, ``faults``,
-    ``informerLag``, ``network`` and ``dns`` live under ``cluster:`` in a file). :meth:`from_dict` takes
-    the file's own mapping.
+    ``informerLag``, ``network``, ``dns`` and ``shuffleTies`` live under ``cluster:`` in a file).
+    :meth:`from_dict` takes the file's own mapping.
     """
 
     def __init__(
@@ -149,9 +150,10 @@ class FakeCluster:
         informer_lag: float | str = 0.0,
         network: Mapping[str, Any] | None = None,
         dns: Mapping[str, Any] | None = None,
+        shuffle_ties: bool | int = False,
         workload: str = "jobset",
     ) -> None:
-        cluster: dict[str, Any] = {"informerLag": informer_lag}
+        cluster: dict[str, Any] = {"informerLag": informer_lag, "shuffleTies": shuffle_ties}
         for key, value in (("nodes", nodes), ("featureGates", feature_gates), ("latency", latency),
                            ("faults", faults), ("network", network), ("dns", dns)):  # fmt: skip
             if value is not None:

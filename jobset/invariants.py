@@ -57,6 +57,8 @@ def _spec_of(view: ClusterView, job: Obj) -> Obj | None:
 class _StartTracker(BaseInvariant):
     """Remembers, per attempt and replicated job, which Job indexes were ever started or complete."""
 
+    kinds = ("Job",)
+
     def __init__(self) -> None:
         self.started: dict[JobKey, set[str]] = {}
         self.complete: dict[JobKey, set[str]] = {}
@@ -159,6 +161,7 @@ class OneJobPerSlot(BaseInvariant):
     ``constructJobsFromTemplate``)."""
 
     name = "oneJobPerSlot"
+    kinds = ("Job",)
 
     def __init__(self) -> None:
         self.live: dict[tuple[str, str, str, str, str], str] = {}
@@ -195,6 +198,7 @@ class JobSetStatusRules(BaseInvariant):
     ``updateJobSetStatus``, ``calculateReplicatedJobStatuses``; ``pkg/controllers/failure_policy.go``)."""
 
     name = "jobSetStatusRules"
+    kinds = (api.KIND,)
 
     def on_event(self, event: WatchEvent, view: ClusterView, report: Report) -> None:
         if event.kind != api.KIND or event.type == "DELETED":

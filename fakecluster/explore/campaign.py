@@ -49,6 +49,9 @@ class ChunkSpec:
     """Runs the shrinker may spend on one finding; after that every further candidate counts as passing,
     so Hypothesis settles on the smallest failure found so far. A count, not a time: the result is the
     same on a slow machine."""
+    shuffle_ties: bool = False
+    """Run every drawn scenario with ``cluster.shuffleTies: true`` (same-instant events in an order drawn
+    from the scenario's seed); the written finding keeps the key, so it fails the same way when run."""
 
     @property
     def seed(self) -> int:
@@ -117,6 +120,11 @@ def run_drawn(scenario: dict[str, Any], workdir: Path) -> tuple[str | None, list
     return signature_of(outcome.failures), outcome.failures, outcome.digest
 
 
+def with_shuffled_ties(scenario: dict[str, Any]) -> dict[str, Any]:
+    """The drawn scenario with ``cluster.shuffleTies: true`` (a new dict; the drawn one is untouched)."""
+    return {**scenario, "cluster": {**(scenario.get("cluster") or {}), "shuffleTies": True}}
+
+
 def _strategy(workload: str) -> st.SearchStrategy[dict[str, Any]]:
     from fakecluster.workload_plugin import load_plugin
 
@@ -152,6 +160,8 @@ def run_chunk(spec: ChunkSpec) -> ChunkResult:
         )
         @given(_strategy(spec.workload))
         def probe(scenario: dict[str, Any]) -> None:
+            if spec.shuffle_ties:
+                scenario = with_shuffled_ties(scenario)
             signature: str | None = None
             if last and scenario == last["scenario"]:
                 signature = last["signature"]  # Hypothesis replays the smallest failure at the end
@@ -208,14 +218,16 @@ def campaign(
     shrink: bool = True,
     max_findings: int | None = None,
     shrink_runs: int = 100,
+    shuffle_ties: bool = False,
 ) -> CampaignResult:
     """Run ``examples`` drawn scenarios in chunks, on ``executor`` (None: in this process). ``deadline``
     (a time budget, checked between chunks) may stop submitting chunks early; the chunks that ran give
     the same findings whatever ran them. ``max_findings`` stops after the chunk that brings the count to
     it (in chunk order, so the result is the same whatever runs the chunks; an executor may have run
-    later chunks in vain)."""
+    later chunks in vain). ``shuffle_ties`` runs every drawn scenario with same-instant events shuffled
+    (:func:`with_shuffled_ties`)."""
     specs = [
-        ChunkSpec(base_seed, i, min(CHUNK, examples - i * CHUNK), workload, shrink, shrink_runs)
+        ChunkSpec(base_seed, i, min(CHUNK, examples - i * CHUNK), workload, shrink, shrink_runs, shuffle_ties)
         for i in range((examples + CHUNK - 1) // CHUNK)
     ]
     results: list[ChunkResult] = []

@@ -2,7 +2,8 @@
 
 ``fakecluster explore --seeds 2000 --seed 7 --out scenarios/regressions/`` runs 2,000 drawn scenarios
 from base seed 7 on all cores and writes one shrunk scenario file per finding; ``--dask tcp://host:8786``
-runs the chunks on a Dask cluster instead. Same ``--seed`` and ``--seeds``: same findings.
+runs the chunks on a Dask cluster instead; ``--shuffle-ties`` runs every drawn scenario with its
+same-instant events in a seeded random order. Same ``--seed`` and ``--seeds``: same findings.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     explore.add_argument("--no-shrink", action="store_true", help="report failures as drawn")
     explore.add_argument("--max-findings", type=int, default=None, metavar="N",
                          help="stop after the chunk that brings the findings to N")
+    explore.add_argument("--shuffle-ties", action="store_true",
+                         help="run same-instant events in a seeded random order (cluster.shuffleTies: true)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = campaign(
             args.seeds, base_seed=args.seed, executor=executor, deadline=deadline, shrink=not args.no_shrink,
-            max_findings=args.max_findings,
+            max_findings=args.max_findings, shuffle_ties=args.shuffle_ties,
         )
     finally:
         if executor is not None:

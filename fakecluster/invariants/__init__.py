@@ -1,7 +1,8 @@
 """Invariants checked in every run: named rules over the watch stream and the cluster's state.
 
 :mod:`.monitor` runs them at the right moments; :mod:`.kubernetes` holds the API server and built-in
-controller rules; a workload plugin adds its own (JobSet: ``jobset/invariants.py``).
+controller rules; :mod:`.network` the pod network's; a workload plugin adds its own (JobSet:
+``jobset/invariants.py``).
 """
 
 from fakecluster.invariants.kubernetes import kubernetes_invariants
@@ -13,6 +14,7 @@ from fakecluster.invariants.monitor import (
     Report,
     Violation,
 )
+from fakecluster.invariants.network import network_invariants
 
 __all__ = [
     "BaseInvariant",
@@ -22,4 +24,5 @@ __all__ = [
     "Report",
     "Violation",
     "kubernetes_invariants",
+    "network_invariants",
 ]

@@ -62,6 +62,7 @@ class JobCountersNeverDecrease(BaseInvariant):
     ``job_controller.go`` ``trackJobStatusAndRemoveFinalizers``)."""
 
     name = "jobCountersNeverDecrease"
+    kinds = ("Job",)
 
     def on_event(self, event: WatchEvent, view: ClusterView, report: Report) -> None:
         if event.kind != "Job" or event.type != "MODIFIED" or event.old is None:
@@ -77,6 +78,7 @@ class JobReadyNotAboveActive(BaseInvariant):
     (``pkg/controller/job/job_controller.go``: ``ready = countReadyPods(activePods)``)."""
 
     name = "jobReadyNotAboveActive"
+    kinds = ("Job",)
 
     def on_event(self, event: WatchEvent, view: ClusterView, report: Report) -> None:
         if event.kind != "Job" or event.type == "DELETED":
@@ -92,6 +94,7 @@ class JobTerminalConditionsNeverRevert(BaseInvariant):
     (``pkg/controller/job/job_controller.go``: ``IsJobFinished`` stops every sync)."""
 
     name = "jobTerminalConditionsNeverRevert"
+    kinds = ("Job",)
 
     def on_event(self, event: WatchEvent, view: ClusterView, report: Report) -> None:
         if event.kind != "Job" or event.type != "MODIFIED" or event.old is None:
@@ -105,18 +108,32 @@ class NoDeletedObjectWithoutFinalizers(BaseInvariant):
     """An object whose deletionTimestamp is set and whose finalizers are all gone is removed from the
     store in the same write (``staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go``,
     ``deletionFinalization``). Pods are the exception: graceful deletion keeps them until the kubelet
-    confirms (``pkg/registry/core/pod/strategy.go`` ``CheckGracefulDelete``), so they are not checked."""
+    confirms (``pkg/registry/core/pod/strategy.go`` ``CheckGracefulDelete``), so they are not checked.
+
+    The stream says which objects are in that state (the latest event of each: not DELETED, deletion
+    timestamp, no finalizers), so a caught-up check looks at those few, not at every stored object."""
 
     name = "noDeletedObjectWithoutFinalizers"
 
     def __init__(self, kinds: tuple[str, ...] = ("Job", "Service", "Node")) -> None:
         self.kinds = kinds
+        self.unfinalized: dict[str, tuple[str, str, str]] = {}
+        """uid -> (kind, namespace, name) of each object whose latest event shows it deleted, without
+        finalizers and still stored."""
+
+    def on_event(self, event: WatchEvent, view: ClusterView, report: Report) -> None:
+        if self.kinds is not None and event.kind not in self.kinds:
+            return
+        meta = event.object["metadata"]
+        uid = meta.get("uid", "")
+        if event.type != "DELETED" and meta.get("deletionTimestamp") and not meta.get("finalizers"):
+            self.unfinalized[uid] = (event.kind, meta.get("namespace", ""), meta["name"])
+        else:
+            self.unfinalized.pop(uid, None)
 
     def caught_up(self, view: ClusterView, report: Report) -> None:
-        for kind, obj in _stored(view, self.kinds):
-            meta = obj["metadata"]
-            if meta.get("deletionTimestamp") and not meta.get("finalizers"):
-                report(f"{_named(kind, obj)}: deletionTimestamp set, no finalizers, still stored")
+        for kind, namespace, name in self.unfinalized.values():
+            report(f"{kind} {namespace}/{name}: deletionTimestamp set, no finalizers, still stored")
 
 
 class OwnerReferencesResolve(BaseInvariant):
@@ -126,11 +143,11 @@ class OwnerReferencesResolve(BaseInvariant):
 
     name = "ownerReferencesResolve"
 
-    def __init__(self, kinds: tuple[str, ...] = ("Job", "Pod", "Service")) -> None:
-        self.kinds = kinds
+    def __init__(self, scanned: tuple[str, ...] = ("Job", "Pod", "Service")) -> None:
+        self.scanned = scanned
 
     def quiet(self, view: ClusterView, report: Report) -> None:
-        for kind, obj in _stored(view, self.kinds):
+        for kind, obj in _stored(view, self.scanned):
             for ref in obj["metadata"].get("ownerReferences") or ():
                 if view.get_by_uid(ref.get("uid", "")) is None:
                     report(f"{_named(kind, obj)}: owner {ref.get('kind')} {ref.get('name')} "

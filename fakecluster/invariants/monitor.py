@@ -1,8 +1,9 @@
 """The invariant monitor: runs every invariant on the API server's watch stream and on cluster state.
 
-Invariants hold at one of three moments (as in the cluster state-machine test this generalises):
+Invariants hold at one of four moments (as in the cluster state-machine test this generalises):
 
 - **stream**: on every write, as the watch stream delivers it (``Invariant.on_event``);
+- **connect**: at the instant the pod network establishes a TCP connection (``Invariant.on_connect``);
 - **caught up**: nothing is due at the instant the clock is leaving, so every zero-latency reaction to the
   last write (a reconcile, the garbage collector) has run (``Invariant.caught_up``);
 - **quiet**: nothing is due within ``quiet_window`` (the Job controller's 1 s ``syncJobBatchPeriod`` from
@@ -19,11 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from fakecluster.api.objects import Obj
 from fakecluster.apiserver.server import ApiServer, WatchEvent
 from fakecluster.clock import Clock
+
+if TYPE_CHECKING:
+    from fakecluster.network.network import Network
+    from fakecluster.network.runs import Connection
 
 MAX_VIOLATIONS_PER_INVARIANT = 5
 """A broken invariant usually breaks many times in a row; the first few tell the story."""
@@ -65,11 +70,13 @@ Report = Callable[[str], None]
 
 
 class Invariant(Protocol):
-    """One named rule. Implement any of the three hooks; the docstring cites the upstream rule."""
+    """One named rule. Implement any of the four hooks; the docstring cites the upstream rule."""
 
     name: str
 
     def on_event(self, event: WatchEvent, view: ClusterView, report: Report) -> None: ...
+
+    def on_connect(self, connection: Connection, view: ClusterView, report: Report) -> None: ...
 
     def caught_up(self, view: ClusterView, report: Report) -> None: ...
 
@@ -80,8 +87,14 @@ class BaseInvariant:
     """No-op hooks, so an invariant defines only the moments it needs."""
 
     name = "unnamed"
+    kinds: tuple[str, ...] | None = None
+    """The kinds whose watch events ``on_event`` looks at (None: every kind). The monitor hands an event
+    only to the invariants that want its kind: most writes are Pod writes that most rules ignore."""
 
     def on_event(self, event: WatchEvent, view: ClusterView, report: Report) -> None:
+        return None
+
+    def on_connect(self, connection: Connection, view: ClusterView, report: Report) -> None:
         return None
 
     def caught_up(self, view: ClusterView, report: Report) -> None:
@@ -92,7 +105,8 @@ class BaseInvariant:
 
 
 class InvariantMonitor:
-    """Attach to one cluster's server and clock; collect :class:`Violation` s in ``violations``."""
+    """Attach to one cluster's server, clock and (if given) pod network; collect :class:`Violation` s in
+    ``violations``."""
 
     def __init__(
         self,
@@ -101,6 +115,7 @@ class InvariantMonitor:
         invariants: Sequence[Invariant],
         *,
         quiet_window: float = 1.0,
+        network: Network | None = None,
     ) -> None:
         self._server = server
         self._clock = clock
@@ -112,12 +127,24 @@ class InvariantMonitor:
         self._instant = 0.0
         self._probed_writes = -1
         self._probed_quiet = False
-        self._stream = [inv for inv in self.invariants if type(inv).on_event is not BaseInvariant.on_event]
-        self._caught_up = [
-            inv for inv in self.invariants if type(inv).caught_up is not BaseInvariant.caught_up
-        ]
-        self._quiet = [inv for inv in self.invariants if type(inv).quiet is not BaseInvariant.quiet]
+        # each moment's hooks, bound once with their reporters: the stream hooks run on every write
+        self._stream = [(inv.on_event, self._reporter(inv), getattr(inv, "kinds", None))
+                        for inv in self._implementing("on_event")]
+        self._stream_by_kind: dict[str, list[tuple[Callable[..., None], Report]]] = {}
+        self._caught_up = self._hooks("caught_up")
+        self._quiet = self._hooks("quiet")
+        self._connect = self._hooks("on_connect")
         server.watch(None, self._on_event)
+        if network is not None and self._connect:
+            network.connection_observers.append(self._on_connect)
+
+    def _implementing(self, moment: str) -> list[Invariant]:
+        base = getattr(BaseInvariant, moment)
+        return [inv for inv in self.invariants if getattr(type(inv), moment) is not base]
+
+    def _hooks(self, moment: str) -> list[tuple[Callable[..., None], Report]]:
+        """(bound hook, reporter) of every invariant that implements ``moment``."""
+        return [(getattr(inv, moment), self._reporter(inv)) for inv in self._implementing(moment)]
 
     # ------------------------------------------------------------------ reporting
     def _reporter(self, invariant: Invariant) -> Report:
@@ -131,9 +158,21 @@ class InvariantMonitor:
 
     # ------------------------------------------------------------------ moments
     def _on_event(self, event: WatchEvent) -> None:
-        self.view.now = self._clock.now
-        for invariant in self._stream:
-            invariant.on_event(event, self.view, self._reporter(invariant))
+        hooks = self._stream_by_kind.get(event.kind)
+        if hooks is None:
+            hooks = self._stream_by_kind[event.kind] = [
+                (hook, report) for hook, report, kinds in self._stream if kinds is None or event.kind in kinds
+            ]
+        view = self.view
+        view.now = self._clock.now
+        for hook, report in hooks:
+            hook(event, view, report)
+
+    def _on_connect(self, connection: Connection) -> None:
+        view = self.view
+        view.now = self._clock.now
+        for hook, report in self._connect:
+            hook(connection, view, report)
 
     def on_advance(self, when: float) -> None:
         """The clock is about to run the events at ``when``: the instant it leaves is caught up, and
@@ -152,9 +191,10 @@ class InvariantMonitor:
         if writes == self._probed_writes and (self._probed_quiet or not quiet):
             return
         self._probed_writes, self._probed_quiet = writes, quiet
-        self.view.now = instant
-        for invariant in self._caught_up:
-            invariant.caught_up(self.view, self._reporter(invariant))
+        view = self.view
+        view.now = instant
+        for hook, report in self._caught_up:
+            hook(view, report)
         if quiet:
-            for invariant in self._quiet:
-                invariant.quiet(self.view, self._reporter(invariant))
+            for hook, report in self._quiet:
+                hook(view, report)

@@ -29,11 +29,14 @@ from fakecluster.api.objects import Obj
 from fakecluster.network.config import DnsConfig, NetworkConfig
 from fakecluster.network.dns import Answer, DnsServer, Resolver, pod_fqdn, qualify
 from fakecluster.network.program import ProgramSpec
-from fakecluster.network.runs import ENDED, PodNet, ProgramRun, us
+from fakecluster.network.runs import ENDED, Connection, PodNet, ProgramRun, us
 from fakecluster.network.tcp import Outcome
 
 if TYPE_CHECKING:
     from fakecluster.clock import Clock
+
+ConnectionObserver = Callable[[Connection], None]
+"""Told of every connection at the instant it is established (the invariant monitor's hook)."""
 
 NetListener = Callable[[str, Obj, str, str], None]
 """``(kind, pod, event, detail)``: ``kind`` is ``Pod`` for the milestones (``Listening``, ``Connected``,
@@ -92,6 +95,7 @@ class Network:
         self._by_uid: dict[str, PodNet] = {}
         self._runtime: ContainerRuntime | None = None
         self.listeners: list[NetListener] = []
+        self.connection_observers: list[ConnectionObserver] = []
         self.programs_started = 0
 
     def attach_runtime(self, runtime: ContainerRuntime) -> None:
@@ -147,6 +151,10 @@ class Network:
     def mark_ready(self, run: ProgramRun) -> None:
         if self._runtime is not None:
             self.clock.call_soon(self._runtime.program_ready, run.worker, run.container, run.run_id)
+
+    def connected(self, conn: Connection) -> None:
+        for observer in self.connection_observers:
+            observer(conn)
 
     def _published(self, uid: str, fqdn: str, ip: str) -> None:
         net = self._by_uid.get(uid)

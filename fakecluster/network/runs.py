@@ -66,6 +66,8 @@ class ProgramHost(Protocol):
 
     def mark_ready(self, run: ProgramRun) -> None: ...
 
+    def connected(self, conn: Connection) -> None: ...
+
     def judge(self, src: PodNet, ip: str, port: int) -> tuple[Outcome, ProgramRun | None]: ...
 
     def resolve(self, pod: PodNet, host: str) -> tuple[Answer, str]: ...
@@ -258,6 +260,7 @@ class ProgramRun:
         target.connection = conn
         target.ever_connected = True
         server.inbound[conn] = None
+        self.net.connected(conn)
         self.emit("connected", f"#{target.attempt} {target.label} ({target.ip})")
         if not self.connected_recorded and all(t.connection is not None for t in self.targets):
             self.connected_recorded = True

@@ -263,6 +263,15 @@ class ClusterSpec(_Model):
     invariants: Bool = True
     """Check every invariant (``fakecluster.invariants`` and the workload's) during the run; a violation
     fails the scenario. Off only for benchmarks that measure the cluster alone."""
+    shuffle_ties: Bool | NonNegInt = False
+    """Run same-instant events in a seeded random order (:class:`fakecluster.clock.TieShufflingClock`):
+    ``true`` is shuffle seed 0, a number another shuffle; ``false`` (default) the scheduling order."""
+
+    def shuffle_seed(self) -> int | None:
+        """The shuffle seed ``shuffleTies`` asks for, or None for the plain clock."""
+        if isinstance(self.shuffle_ties, bool):
+            return 0 if self.shuffle_ties else None
+        return self.shuffle_ties
 
     @model_validator(mode="after")
     def _unique_node_names(self) -> ClusterSpec:

@@ -22,7 +22,7 @@ from fakecluster import wallclock_freeze as wallclock
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster, ClusterConfig
-from fakecluster.invariants import InvariantMonitor, kubernetes_invariants
+from fakecluster.invariants import InvariantMonitor, kubernetes_invariants, network_invariants
 from fakecluster.scenario.discovery import discover
 from fakecluster.scenario.errors import ScenarioError, combine, escape_control
 from fakecluster.scenario.expectations import RunResult, check
@@ -154,6 +154,7 @@ def run_scenario(
     observe: Observe | None = None,
     progress: ProgressCallback | None = None,
     invariants: bool | None = None,
+    shuffle_ties: int | None = None,
 ) -> ScenarioResult:
     """Load, play and check one scenario (every seed of a ``sweep``): a file path, or the file's content
     as a mapping.
@@ -164,7 +165,7 @@ def run_scenario(
     ``observe`` is called for every run (each seed of a sweep). Bad input becomes a failed result listing
     every problem, each a located line; anything unexpected becomes an "internal error" of this scenario
     alone (:func:`_internal_error`); never an exception. ``invariants`` overrides the scenario's
-    ``cluster.invariants``."""
+    ``cluster.invariants``, ``shuffle_ties`` (a shuffle seed) its ``cluster.shuffleTies``."""
     started = wallclock.real_perf_counter()
     limits = limits or RunLimits()
     path = None if isinstance(source, Mapping) else Path(source)
@@ -183,6 +184,9 @@ def run_scenario(
         )
     if seed is not None and seed != scenario.seed:
         scenario = scenario.model_copy(update={"seed": seed})
+    if shuffle_ties is not None:
+        cluster = scenario.cluster.model_copy(update={"shuffle_ties": shuffle_ties})
+        scenario = scenario.model_copy(update={"cluster": cluster})
     plugin = plugin or load_plugin()
     play = functools.partial(play_seed, observe=observe, limits=limits, progress=progress,
                              invariants=invariants)
@@ -520,7 +524,8 @@ class ScenarioRun:
             # at all is left to run
             window = math.inf
         return InvariantMonitor(
-            cluster.server, cluster.clock, [*kubernetes_invariants(), *workload], quiet_window=window
+            cluster.server, cluster.clock, [*kubernetes_invariants(), *network_invariants(), *workload],
+            quiet_window=window, network=cluster.network,
         )
 
     def _manifest_path(self, index: int) -> str:

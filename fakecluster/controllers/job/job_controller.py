@@ -134,6 +134,11 @@ class JobController:
             return
         if event.type == "DELETED":
             self._pod_views.forget(meta["uid"])
+            # kubernetes#132109 (fixes #132042): a Job recreated under the same name (JobSet's restarts)
+            # must not inherit the deleted one's pod back-off or expectations, so they go with the
+            # DELETED event, not only at a sync that finds the key gone (which may never happen).
+            self._backoff.pop(key[1:], None)
+            self._expectations.forget(key[1:])
             self.controller.enqueue(key)
             self._enqueue_tracked_pods(job)
             return
