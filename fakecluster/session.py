@@ -39,6 +39,7 @@ from fakecluster.scenario.durations import format_duration, parse_duration
 from fakecluster.scenario.errors import ScenarioError
 from fakecluster.scenario.loader import problems_from_validation, validate_action, validate_milestone
 from fakecluster.scenario.milestones import Milestone, parse_milestone
+from fakecluster.scenario.ordinals import PodOrdinals
 from fakecluster.scenario.pod_behaviour import PodBehaviour
 from fakecluster.scenario.programs import JobSetNetwork, jobset_network
 from fakecluster.scenario.recorder import TraceRecorder
@@ -97,6 +98,7 @@ def cluster_config(spec: fmt.ClusterSpec, behaviour: PodBehaviour) -> ClusterCon
         endpoint_slice_latency=latency.endpoint_slice,
         network=network_config(spec),
         dns=dns_config(spec),
+        pod_events=bool(spec.pod_events),
     )
     if spec.nodes is not None:
         config.nodes = [
@@ -184,9 +186,13 @@ class FakeCluster:
         ``after_install`` runs once the workload is installed (the run's budget), ``observe`` once the
         recorder watches (a report's extra observer)."""
         self = cls.__new__(cls)
+        spec = scenario.cluster
+        if spec.pod_events is None and any(e.events is not None and e.events.about_pods
+                                           for e in scenario.expect):
+            spec = spec.model_copy(update={"pod_events": True})  # asked about pod Events: record them
         self._start(
             scenario.seed,
-            scenario.cluster,
+            spec,
             scenario.pods,
             plugin,
             shapes=shapes,
@@ -224,7 +230,9 @@ class FakeCluster:
         self.namespaces: dict[str, str] = {} if namespaces is None else namespaces
         self.networks: dict[str, JobSetNetwork] = {} if networks is None else networks
         """Per workload: what a pod rule's ``program`` targets are templated from (format 1.1)."""
-        self.behaviour = PodBehaviour(rules, plugin, self.networks)
+        self.ordinals = PodOrdinals(plugin)
+        """NonIndexed pods' ordinals, shared by the pods rules, the trace, actions and assertions."""
+        self.behaviour = PodBehaviour(rules, plugin, self.networks, self.ordinals)
         with running():
             try:
                 self.cluster = Cluster(seed, cluster_config(spec, self.behaviour))
@@ -244,7 +252,7 @@ class FakeCluster:
                 raise ScenarioError(str(err), field_path="cluster.featureGates") from None
             if after_install is not None:
                 after_install(self.cluster)
-            self.recorder = TraceRecorder(self.cluster, plugin)
+            self.recorder = TraceRecorder(self.cluster, plugin, self.ordinals)
             if observe is not None:
                 observe(self.cluster, plugin)
             self.actions = ActionPlayer(

@@ -1,7 +1,8 @@
 """Scenario actions: the interventions a scenario makes at virtual times or when a milestone happens.
 
 Each verb does what a person or a system around the cluster would do: ``suspend``/``resume`` and
-``patch`` are JSON merge patches, ``deletePod``/``delete`` are DELETEs (Background, as ``kubectl``),
+``patch`` are JSON merge patches (``patchStatus`` on the status subresource), ``deletePod``/``delete``
+are DELETEs (Background, as ``kubectl``),
 ``evictPod`` goes through ``pods/eviction``, ``failPod`` makes the pod's running container exit,
 ``failNode`` stops a node's kubelet, ``restartController`` crashes the workload's controller. An action
 that cannot be applied becomes a one-line error naming the action and the virtual time.
@@ -18,6 +19,7 @@ from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster
 from fakecluster.scenario.format import Action
 from fakecluster.scenario.milestones import PodRef
+from fakecluster.scenario.ordinals import PodOrdinals
 from fakecluster.scenario.recorder import TraceRecorder
 from fakecluster.scenario.trace import TraceEvent
 from fakecluster.workload_plugin import GroupShape, WorkloadPlugin
@@ -36,6 +38,7 @@ class ActionPlayer:
         path: Path,
         shapes: dict[str, dict[str, GroupShape]],
         namespaces: dict[str, str],
+        ordinals: PodOrdinals | None = None,
     ) -> None:
         self.cluster = cluster
         self.client = cluster.client("scenario")
@@ -45,6 +48,7 @@ class ActionPlayer:
         self.path = path
         self.shapes = shapes
         self.namespaces = namespaces
+        self.ordinals = ordinals if ordinals is not None else recorder.ordinals
         self.errors: list[str] = []
         self._pending_when: list[tuple[int, Action]] = []
 
@@ -128,11 +132,12 @@ class ActionPlayer:
             assert action.delete_pod is not None
             pod = self._find_pod(action.delete_pod.pod)
             self.client.delete("Pod", pod["metadata"]["namespace"], pod["metadata"]["name"])
-        elif verb == "patch":
-            assert action.patch is not None
-            kind = self._kind(action.patch.kind)
+        elif verb in ("patch", "patchStatus"):
+            target = action.patch if verb == "patch" else action.patch_status
+            assert target is not None
             self.client.patch(
-                kind, self._namespace_for(action.patch.name), action.patch.name, action.patch.merge
+                self._kind(target.kind), self._namespace_for(target.name), target.name, target.merge,
+                subresource="status" if verb == "patchStatus" else None,
             )
         elif verb == "delete":
             assert action.delete is not None
@@ -185,7 +190,7 @@ class ActionPlayer:
         attempt = self.plugin.current_attempt(workload)
         candidates = []
         for pod in self.cluster.server.list("Pod", self.namespaces.get(jobset, "default")):
-            slot = self.plugin.slot_of(pod)
+            slot = self.ordinals.slot(pod)
             if (
                 slot is not None
                 and slot.owner == jobset

@@ -46,7 +46,7 @@ from fakecluster.scenario.errors import FieldProblem, nearest_line
 from fakecluster.scenario.format_network import DnsSpec, Jitter, NetworkSpec, ProgramModel
 from fakecluster.scenario.format_v11 import Distribution, Gap, StuckField, Sweep
 from fakecluster.scenario.limits import MAX_NODES
-from fakecluster.scenario.milestones import Milestone, PodRef, parse_milestone, parse_pod_ref
+from fakecluster.scenario.milestones import Milestone, PodRef, parse_job_ref, parse_milestone, parse_pod_ref
 
 __all__ = [
     "NEVER", "RESTARTABLE_CONTROLLERS", "UNSUPPORTED_ACTIONS", "Action", "Budget", "ClusterSpec", "Count",
@@ -269,6 +269,10 @@ class ClusterSpec(_Model):
     """How far the controllers' informer caches (their reads and watch events) trail the API server."""
     network: NetworkSpec = Field(default_factory=NetworkSpec)
     dns: DnsSpec = Field(default_factory=DnsSpec)
+    pod_events: Bool | None = None
+    """Record the kubelet's and the scheduler's Events about pods (``Scheduled``, ``Pulling``,
+    ``Started``, ``BackOff``, ``Unhealthy``...). Unset: on exactly when an ``events`` expectation is about
+    a pod (they are API writes, so they change the run's digest and cost time at scale)."""
     invariants: Bool = True
     """Check every invariant (``fakecluster.invariants`` and the workload's) during the run; a violation
     fails the scenario. Off only for benchmarks that measure the cluster alone."""
@@ -528,7 +532,7 @@ _VERBS = {
     "suspend": "suspend", "resume": "resume", "fail_pod": "failPod", "delete_pod": "deletePod",
     "evict_pod": "evictPod", "fail_node": "failNode", "patch": "patch", "delete": "delete",
     "restart_controller": "restartController", "recover_node": "recoverNode", "delete_node": "deleteNode",
-    "create": "create",
+    "create": "create", "patch_status": "patchStatus",
 }  # fmt: skip
 
 
@@ -553,6 +557,8 @@ class Action(_Model):
     recover_node: FailNode | None = None
     delete_node: FailNode | None = None
     patch: Patch | None = None
+    patch_status: Patch | None = None
+    """A JSON merge patch on the object's ``status`` subresource (``kubectl patch --subresource=status``)."""
     delete: DeleteTarget | None = None
     create: Manifest | None = None
     restart_controller: ControllerName | None = None
@@ -632,19 +638,50 @@ class StateCheck(_Model):
 STATE_KEYS = ("jobset", "jobsets", "count", *OBJECT_CHECK_KINDS)
 
 
-class EventsCheck(_Model):
-    """Events of the JobSet, or with ``job:`` of that Job: ``contains`` in order (subsequence), items may
-    give ``count``; ``absent``: none may match."""
+def _job_ref(value: object) -> str:
+    """``job:`` is a Job's name, or a job reference ``[<jobset>/]<replicatedJob>[<jobIndex>]``."""
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"expected a Job name or a job reference such as 'workers[0]', got {value!r}")
+    if "[" in value:
+        parse_job_ref(value)
+    return value
 
-    job: str | None = None
+
+def _pod_ref_or_name(value: object) -> str:
+    """``pod:`` is a pod reference ``[<jobset>/]<replicatedJob>[<jobIndex>/<podIndex>]`` or a pod's name."""
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"expected a pod reference such as 'workers[0/1]' or a pod name, got {value!r}")
+    if "[" in value:
+        parse_pod_ref(value)
+    return value
+
+
+class EventsCheck(_Model):
+    """Events of the JobSet, with ``job:`` of a Job, with ``pod:`` of the pods of a slot (or one pod by
+    name): ``contains`` in order (subsequence), items may give ``count``; ``absent``: none may match;
+    ``exactly``: these events and no others, in this order."""
+
+    job: Annotated[str, PlainValidator(_job_ref)] | None = None
+    pod: Annotated[str, PlainValidator(_pod_ref_or_name)] | None = None
+    attempt: NonNegInt | None = None
+    """With a pod reference: the JobSet restart attempt whose pods are meant (default: the last one)."""
     contains: list[dict[str, Any]] | None = Field(None, min_length=1)
     absent: list[dict[str, Any]] | None = Field(None, min_length=1)
+    exactly: list[dict[str, Any]] | None = None
 
     @model_validator(mode="after")
     def _something(self) -> EventsCheck:
-        if self.contains is None and self.absent is None:
-            raise ValueError("give contains or absent (or both)")
+        if self.contains is None and self.absent is None and self.exactly is None:
+            raise ValueError("give contains, absent or exactly")
+        if self.job is not None and self.pod is not None:
+            raise FieldProblem("give 'job' or 'pod', not both", "pod")
+        if self.attempt is not None and (self.pod is None or "[" not in self.pod):
+            raise FieldProblem("'attempt' goes with a pod reference ('pod: workers[0/1]')", "attempt")
         return self
+
+    @property
+    def about_pods(self) -> bool:
+        return self.pod is not None
 
 
 class Rejected(_Model):

@@ -422,6 +422,8 @@ class ScenarioRun:
             snapshots=snapshots,
             events=events,
             job_events=list(self.recorder.job_events),
+            pod_events=list(self.recorder.pod_events),
+            ordinals=self.recorder.ordinals,
             rejection="\n".join(self.rejections) or None,
             virtual_end=virtual_end,
             seed=self.scenario.seed,
