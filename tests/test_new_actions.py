@@ -50,3 +50,23 @@ def test_node_actions_name_a_declared_node(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError) as err:
         load_scenario(path)
     assert "actions[0].deleteNode.node" in str(err.value) and "no node named 'pool-7'" in str(err.value)
+
+
+def test_patch_status_writes_the_status_subresource(tmp_path: Path) -> None:
+    # The Job is marked Complete by hand (as upstream's integration tests do): the Job controller leaves a
+    # finished Job alone and the JobSet completes at once, long before its pods would.
+    conditions = [{"type": "SuccessCriteriaMet", "status": "True"}, {"type": "Complete", "status": "True"}]
+    actions = [{"at": f"{5 + i}s", "patchStatus": {"job": f"js-w-{i}", "merge": {"status": {
+        "conditions": conditions, "succeeded": 2, "active": 0, "ready": 0}}}} for i in (0, 1)]
+    path = scenario(tmp_path, actions=actions, expect=[
+        {"happens": "jobset Completed", "by": "6s"},
+        {"final": {"jobs": {"js-w-0": {"status": {"succeeded": 2}}}}}])
+    outcome, _run = play(path)
+    assert_passed(outcome)
+
+
+def test_patch_status_on_the_main_resource_fields_is_ignored(tmp_path: Path) -> None:
+    path = scenario(tmp_path, actions=[{"at": "1s", "patchStatus": {
+        "jobset": "js", "merge": {"spec": {"suspend": True}}}}], expect=[{"never": "jobset Suspended"}])
+    outcome, _run = play(path)
+    assert_passed(outcome)
