@@ -230,6 +230,8 @@ class FakeCluster:
         self.namespaces: dict[str, str] = {} if namespaces is None else namespaces
         self.networks: dict[str, JobSetNetwork] = {} if networks is None else networks
         """Per workload: what a pod rule's ``program`` targets are templated from (format 1.1)."""
+        self.generated: dict[str, str] = {}
+        """A workload created by ``generateName`` -> its name (actions may name it by the prefix)."""
         self.ordinals = PodOrdinals(plugin)
         """NonIndexed pods' ordinals, shared by the pods rules, the trace, actions and assertions."""
         self.behaviour = PodBehaviour(rules, plugin, self.networks, self.ordinals)
@@ -263,6 +265,7 @@ class FakeCluster:
                 path=source or Path("FakeCluster"),
                 shapes=self.shapes,
                 namespaces=self.namespaces,
+                generated=self.generated,
             )
 
     def _progress(self, callback: ProgressCallback) -> Callable[[float], None]:
@@ -317,6 +320,7 @@ class FakeCluster:
         name = created["metadata"]["name"]
         if key is not None and key != name and key in self.shapes:
             # a generateName workload is known by its prefix until the API server names it
+            self.generated[key] = name
             self.shapes[name] = self.shapes.pop(key)
             self.namespaces[name] = self.namespaces.pop(key)
             del self.networks[key]

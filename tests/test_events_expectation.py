@@ -61,8 +61,8 @@ def test_pod_events_by_reference_and_attempt(tmp_path: Path) -> None:
     expect = [{"happens": "jobset Completed"},
               {"events": {"pod": "w[0/0]", "attempt": 0, "contains": [{"reason": "Started"}],
                           "absent": [{"reason": "Pulled", "count": 2}]}},
-              {"events": {"pod": "w[0/0]", "exactly": [{"reason": r} for r in
-                                                       ("Scheduled", "Pulling", "Pulled", "Created", "Started")]}}]
+              {"events": {"pod": "w[0/0]", "exactly": [
+                  {"reason": r} for r in ("Scheduled", "Pulling", "Pulled", "Created", "Started")]}}]
     assert_passed(run_scenario(scenario(tmp_path, jobset=jobset, pods=pods, expect=expect)))
 
 
@@ -71,7 +71,7 @@ def test_pod_and_job_references_are_checked_at_load(tmp_path: Path) -> None:
                            ({"job": "w[4]", "absent": [{"reason": "x"}]}, "job index 4 is out of range"),
                            ({"job": "nope[0]", "absent": [{"reason": "x"}]}, "no replicated job 'nope'"),
                            ({"job": "w[0", "absent": [{"reason": "x"}]}, "cannot read 'w[0' as a job"),
-                           ({"attempt": 1, "absent": [{"reason": "x"}]}, "'attempt' goes with a pod reference"),
+                           ({"attempt": 1, "absent": [{"reason": "x"}]}, "'attempt' goes with a pod"),
                            ({"job": "w[0]", "pod": "w[0/0]", "absent": [{}]}, "give 'job' or 'pod'")):
         outcome = run_scenario(scenario(tmp_path, name="bad", expect=[{"events": check}]))
         assert not outcome.passed and message in outcome.failures[0], (check, outcome.failures)

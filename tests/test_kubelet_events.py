@@ -42,9 +42,11 @@ def test_lifecycle_of_a_deleted_pod(tmp_path: Path) -> None:
                     pods=[{"match": {}, "pull": "3s", "exit": "never", "terminate": "1s"}],
                     actions=[{"at": "20s", "deletePod": {"pod": "w[0/0]"}}], until="25s",
                     expect=[{"events": {"pod": "w[0/0]", "exactly": [
-                        {"type": "Normal", "reason": "Scheduled", "message": "Successfully assigned default/js-w-0-0-"},
+                        {"type": "Normal", "reason": "Scheduled",
+                         "message": "Successfully assigned default/js-w-0-0-"},
                         {"reason": "Pulling", "note": 'Pulling image "busybox:1.36"'},
-                        {"reason": "Pulled", "note": 'Successfully pulled image "busybox:1.36" in 3s (3s including'},
+                        {"reason": "Pulled",
+                         "note": 'Successfully pulled image "busybox:1.36" in 3s (3s including'},
                         {"reason": "Created", "note": "Created container: c"},
                         {"reason": "Started", "note": "Started container c"},
                         {"reason": "Killing", "note": "Stopping container c"}]}}])
@@ -69,7 +71,7 @@ def test_image_pull_failures(tmp_path: Path) -> None:
                     pods=[{"match": {}, "pull": "1s", "pullFailures": 2, "exit": {"after": "5s"}}],
                     expect=[{"happens": "jobset Completed"}, {"events": {"pod": "w[0/0]", "contains": [
                         {"type": "Warning", "reason": "Failed",
-                         "message": 'Failed to pull image "registry.example/app:v2": rpc error: code = NotFound'},
+                         "message": 'Failed to pull image "registry.example/app:v2": rpc error: code ='},
                         {"type": "Warning", "reason": "Failed", "message": "Error: ErrImagePull", "count": 2},
                         {"type": "Normal", "reason": "BackOff", "message": 'Back-off pulling image'},
                         {"type": "Warning", "reason": "Failed", "message": "Error: ImagePullBackOff"},
@@ -94,13 +96,10 @@ def test_crash_loop_back_off_and_liveness_kill(tmp_path: Path) -> None:
     assert_passed(run_scenario(path))
 
 
-def failed_scheduling(run: ScenarioRun) -> list[Obj]:
-    return [e for e in run.recorder.pod_events if e["reason"] == "FailedScheduling"]
-
-
 def test_failed_scheduling(tmp_path: Path) -> None:
     js = with_container(resources={"requests": {"cpu": "16"}})
-    path = scenario(tmp_path, jobset=js, until="1m", cluster={"nodes": [{"name": "n", "capacity": {"cpu": "8"}}]},
+    nodes = {"nodes": [{"name": "n", "capacity": {"cpu": "8"}}]}
+    path = scenario(tmp_path, jobset=js, until="1m", cluster=nodes,
                     expect=[{"events": {"pod": "w[0/0]", "exactly": [
                         {"type": "Warning", "reason": "FailedScheduling",
                          "message": "0/1 nodes are available: 1 Insufficient cpu."}]}}])

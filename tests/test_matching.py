@@ -18,7 +18,8 @@ CONDITIONS = [{"type": "StartupPolicyCompleted", "status": "True"}, {"type": "Co
 
 
 def test_exactly_passes_on_the_same_items_in_order() -> None:
-    want = {"exactly": [{"type": "StartupPolicyCompleted"}, {"type": "Completed", "reason": "AllJobsCompleted"}]}
+    want = {"exactly": [{"type": "StartupPolicyCompleted"},
+                        {"type": "Completed", "reason": "AllJobsCompleted"}]}
     assert subset_match({"conditions": want}, {"conditions": CONDITIONS}) == []
 
 
@@ -28,10 +29,12 @@ def test_exactly_names_extra_missing_and_misplaced_items() -> None:
         "conditions: expected exactly 1 item(s) [Completed], got 2: [StartupPolicyCompleted, Completed]"]
     swapped = {"conditions": {"exactly": [{"type": "Completed"}, {"type": "StartupPolicyCompleted"}]}}
     assert subset_match(swapped, {"conditions": CONDITIONS}) == [
-        "conditions[0]: expected type 'Completed' here, got [StartupPolicyCompleted, Completed] in that order",
+        "conditions[0]: expected type 'Completed' here, got [StartupPolicyCompleted, Completed]"
+        " in that order",
         "conditions[1]: expected type 'StartupPolicyCompleted' here, got [StartupPolicyCompleted, Completed]"
         " in that order"]
-    wrong = {"conditions": {"exactly": [{"type": "StartupPolicyCompleted"}, {"type": "Completed", "reason": "X"}]}}
+    wrong = {"conditions": {"exactly": [{"type": "StartupPolicyCompleted"},
+                                        {"type": "Completed", "reason": "X"}]}}
     assert subset_match(wrong, {"conditions": CONDITIONS}) == [
         "conditions[1].reason: expected 'X', got 'AllJobsCompleted'"]
 

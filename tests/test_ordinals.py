@@ -45,7 +45,8 @@ def test_ordinals_follow_creation_order_and_replacements_get_the_next(tmp_path: 
 def test_fail_pod_by_ordinal(tmp_path: Path) -> None:
     path = scenario(tmp_path, jobset=non_indexed(backoffLimit=0), pods=[{"match": {}, "exit": "never"}],
                     actions=[{"at": "10s", "failPod": {"pod": "w[0/2]", "exitCode": 7}}],
-                    expect=[{"happens": "jobset Failed"}, {"happens": "first w[0/2] pods Failed", "by": "10s"},
+                    expect=[{"happens": "jobset Failed"},
+                            {"happens": "first w[0/2] pods Failed", "by": "10s"},
                             {"happens": "first w[0/0] pods Failed", "after": "11s"},  # deleted by then
                             {"final": {"pods": {"w[0/2]": {"status": {"containerStatuses": [
                                 {"name": "c", "state": {"terminated": {"exitCode": 7}}}]}}}}}])
@@ -55,7 +56,8 @@ def test_fail_pod_by_ordinal(tmp_path: Path) -> None:
 def test_all_pods_of_a_non_indexed_job_counts_distinct_pods(tmp_path: Path) -> None:
     # parallelism 1, completions 3: the three pods run one after the other; 'all w pods Running' is the
     # third one running, and names no slot a Job of this shape does not fill
-    path = scenario(tmp_path, jobset=non_indexed(parallelism=1), pods=[{"match": {}, "exit": {"after": "10s"}}],
+    pods = [{"match": {}, "exit": {"after": "10s"}}]
+    path = scenario(tmp_path, jobset=non_indexed(parallelism=1), pods=pods,
                     expect=[{"happens": "all w pods Running", "after": "20s"},
                             {"order": ["first w[0/1] pods Running", "first w[0/2] pods Running",
                                        "all w pods Succeeded"]}])

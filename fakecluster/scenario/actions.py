@@ -17,7 +17,7 @@ from typing import Any
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster
-from fakecluster.scenario.format import Action
+from fakecluster.scenario.format import Action, ObjectTarget
 from fakecluster.scenario.milestones import PodRef
 from fakecluster.scenario.ordinals import PodOrdinals
 from fakecluster.scenario.recorder import TraceRecorder
@@ -39,6 +39,7 @@ class ActionPlayer:
         shapes: dict[str, dict[str, GroupShape]],
         namespaces: dict[str, str],
         ordinals: PodOrdinals | None = None,
+        generated: dict[str, str] | None = None,
     ) -> None:
         self.cluster = cluster
         self.client = cluster.client("scenario")
@@ -49,6 +50,9 @@ class ActionPlayer:
         self.shapes = shapes
         self.namespaces = namespaces
         self.ordinals = ordinals if ordinals is not None else recorder.ordinals
+        self.generated: dict[str, str] = {} if generated is None else generated
+        """``metadata.generateName`` of a workload manifest -> the name the API server gave it: a
+        JobSet given by ``generateName`` is addressed by that prefix (``patch: {jobset: train-}``)."""
         self.errors: list[str] = []
         self._pending_when: list[tuple[int, Action]] = []
 
@@ -99,7 +103,7 @@ class ActionPlayer:
 
     def _only_jobset(self, name: str | None) -> str:
         if name is not None:
-            return name
+            return self.generated.get(name, name)
         names = list(self.shapes)
         if len(names) != 1:
             raise LookupError("several JobSets: name the one to act on")
@@ -135,17 +139,18 @@ class ActionPlayer:
         elif verb in ("patch", "patchStatus"):
             target = action.patch if verb == "patch" else action.patch_status
             assert target is not None
+            name = self._name(target)
             self.client.patch(
-                self._kind(target.kind), self._namespace_for(target.name), target.name, target.merge,
+                self._kind(target.kind), target.namespace or self._namespace_for(name), name, target.merge,
                 subresource="status" if verb == "patchStatus" else None,
             )
         elif verb == "delete":
             assert action.delete is not None
-            kind = self._kind(action.delete.kind)
+            name = self._name(action.delete)
             self.client.delete(
-                kind,
-                self._namespace_for(action.delete.name),
-                action.delete.name,
+                self._kind(action.delete.kind),
+                action.delete.namespace or self._namespace_for(name),
+                name,
                 propagation_policy=action.delete.propagation_policy,
             )
         elif verb == "create":
@@ -170,6 +175,12 @@ class ActionPlayer:
         elif verb == "failNode":
             assert action.fail_node is not None
             self.cluster.node_lifecycle.fail_node(action.fail_node.node)  # unknown node: NotFound
+
+    def _name(self, target: ObjectTarget) -> str:
+        """The object's name; a JobSet may be named by the ``generateName`` it was created with."""
+        if target.kind == "JobSet":
+            return self.generated.get(target.name, target.name)
+        return target.name
 
     def _kind(self, kind: str) -> str:
         return self.plugin.kind if kind == "JobSet" else kind

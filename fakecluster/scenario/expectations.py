@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["Failure", "RunResult", "check"]
 
 _COUNT_KINDS = {"jobs": "Job", "pods": "Pod", "services": "Service", "jobsets": "JobSet", "nodes": "Node",
-                "endpointslices": "EndpointSlice"}
+                "endpointslices": "EndpointSlice", "persistentvolumeclaims": "PersistentVolumeClaim"}
 
 
 def check(scenario: Scenario, result: RunResult, shapes: Shapes | None = None) -> list[Failure]:
@@ -135,9 +135,12 @@ def _event_matches(partial: Mapping[str, Any], event: Mapping[str, Any]) -> bool
     texts = [str(event[k]) for k in ("note", "message") if event.get(k) is not None]
     for key, want in partial.items():
         if key == "count":  # how often it happened: the series count, or the legacy count
-            have = (event.get("series") or {}).get("count") or event.get("deprecatedCount") \
-                or event.get("count") or 1
-            if int(want) != int(have):
+            have = int((event.get("series") or {}).get("count") or event.get("deprecatedCount")
+                       or event.get("count") or 1)
+            if isinstance(want, Mapping):  # {min: 2} / {max: 5}: a bound, not a number
+                if have < int(want.get("min", have)) or have > int(want.get("max", have)):
+                    return False
+            elif int(want) != have:
                 return False
         elif key in ("message", "note"):
             if not any(str(want) == text or str(want) in text for text in texts):

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakecluster.api.objects import Obj
 from fakecluster.scenario.durations import format_seconds
+from fakecluster.scenario.format import OBJECT_CHECK_KINDS
 from fakecluster.scenario.format_v11 import Gap, Stuck
 from fakecluster.scenario.matching import subset_match
 from fakecluster.scenario.milestones import Shapes, parse_pod_ref
@@ -86,7 +87,7 @@ def _target(
             if ((s.get("metadata") or {}).get("labels") or {}).get(SERVICE_NAME_LABEL) == name
         ]  # fmt: skip
         return (slices[0], "") if slices else (None, f"Service '{name}' has no EndpointSlice")
-    kind = {"jobs": "Job", "services": "Service"}[key]
+    kind = OBJECT_CHECK_KINDS[key]
     target = snapshot.get(kind, name)
     if target is not None:
         return target, ""

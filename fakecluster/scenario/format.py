@@ -480,11 +480,13 @@ def resolve_pod_rule(rules: list[PodRule], pod: PodIdentity) -> ResolvedPodRule:
 
 
 class ObjectTarget(_Model):
-    """Exactly one of ``jobset``, ``job`` or ``service``: the object an action addresses by name."""
+    """Exactly one of ``jobset``, ``job`` or ``service``: the object an action addresses by name, in
+    ``namespace`` (default: the JobSet's namespace for a JobSet, else that of the first JobSet)."""
 
     jobset: str | None = None
     job: str | None = None
     service: str | None = None
+    namespace: str | None = None
 
     @model_validator(mode="after")
     def _exactly_one(self) -> ObjectTarget:
@@ -599,9 +601,11 @@ class Count(_Model):
     jobsets: NonNegInt | None = None
     nodes: NonNegInt | None = None
     endpointslices: NonNegInt | None = None
+    persistentvolumeclaims: NonNegInt | None = None
 
 
-OBJECT_CHECK_KINDS = {"pods": "Pod", "jobs": "Job", "services": "Service", "endpointslices": "EndpointSlice"}
+OBJECT_CHECK_KINDS = {"pods": "Pod", "jobs": "Job", "services": "Service", "endpointslices": "EndpointSlice",
+                      "persistentvolumeclaims": "PersistentVolumeClaim"}
 """Version 1.1 object assertions under ``final``/``at``: key -> the API kind whose objects it addresses
 (pods by pod reference ``workers[0/1]``, jobs and services by name, endpointslices by Service name)."""
 
@@ -618,6 +622,7 @@ class StateCheck(_Model):
     jobs: dict[str, dict[str, Any]] | None = None
     services: dict[str, dict[str, Any]] | None = None
     endpointslices: dict[str, dict[str, Any]] | None = None
+    persistentvolumeclaims: dict[str, dict[str, Any]] | None = None
 
     @model_validator(mode="after")
     def _something_to_check(self) -> StateCheck:
@@ -656,6 +661,19 @@ def _pod_ref_or_name(value: object) -> str:
     return value
 
 
+def _event_count(value: object, path: str) -> None:
+    """An event item's ``count``: a whole number, or bounds ``{min: n, max: m}`` (either or both)."""
+    def whole(v: object) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+    if isinstance(value, Mapping):
+        if value and not set(value) - {"min", "max"} and all(whole(v) for v in value.values()):
+            return
+    elif whole(value):
+        return
+    raise FieldProblem(f"expected a count such as 3 or bounds {{min: 2, max: 5}}, got {value!r}", path)
+
+
 class EventsCheck(_Model):
     """Events of the JobSet, with ``job:`` of a Job, with ``pod:`` of the pods of a slot (or one pod by
     name): ``contains`` in order (subsequence), items may give ``count``; ``absent``: none may match;
@@ -677,6 +695,10 @@ class EventsCheck(_Model):
             raise FieldProblem("give 'job' or 'pod', not both", "pod")
         if self.attempt is not None and (self.pod is None or "[" not in self.pod):
             raise FieldProblem("'attempt' goes with a pod reference ('pod: workers[0/1]')", "attempt")
+        for key in ("contains", "absent", "exactly"):
+            for i, item in enumerate(getattr(self, key) or ()):
+                if "count" in item:
+                    _event_count(item["count"], f"{key}[{i}].count")
         return self
 
     @property
@@ -693,7 +715,7 @@ EXPECTATION_KINDS = (
 )  # fmt: skip
 _COMPANIONS = {
     "by": "happens", "after": "happens", "jobset": "at", "jobsets": "at", "count": "at",
-    "pods": "at", "jobs": "at", "services": "at", "endpointslices": "at",
+    "pods": "at", "jobs": "at", "services": "at", "endpointslices": "at", "persistentvolumeclaims": "at",
 }  # fmt: skip
 
 
@@ -716,6 +738,7 @@ class Expectation(_Model):
     jobs: dict[str, dict[str, Any]] | None = None
     services: dict[str, dict[str, Any]] | None = None
     endpointslices: dict[str, dict[str, Any]] | None = None
+    persistentvolumeclaims: dict[str, dict[str, Any]] | None = None
     gap: Gap | None = None
     stuck: StuckField | None = None
     distribution: Distribution | None = None

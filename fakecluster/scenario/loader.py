@@ -445,6 +445,14 @@ class _WorkloadChecker:
             list(scenario.pods) if scenario is not None else None if rules is None else list(rules)
         )
         """The ``pods`` rules program milestones are checked against; None: not known, not checked."""
+        self.created: set[str] = set()
+        """JobSets a ``create`` action makes: object assertions may name them (``jobsets: {<name>: ...}``)."""
+        for action in scenario.actions if scenario is not None else ():
+            manifest = action.create or {}
+            metadata = manifest.get("metadata")
+            if manifest.get("kind") == "JobSet" and isinstance(metadata, Mapping) \
+                    and isinstance(metadata.get("name"), str):
+                self.created.add(metadata["name"])
 
     def fail(self, path: str, message: str) -> ScenarioError:
         if self.scenario is None:
@@ -570,7 +578,8 @@ class _WorkloadChecker:
                     raise self.fail(path, str(exc)) from None
                 self.pod_ref(ref, path)
         for name in state.jobsets or {}:
-            self.jobset(name, f"{base}.jobsets.{name}", "")
+            if name not in self.created:
+                self.jobset(name, f"{base}.jobsets.{name}", "")
         if state.jobset is None:
             return
         metadata = state.jobset.get("metadata")

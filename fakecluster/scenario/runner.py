@@ -56,7 +56,7 @@ __all__ = [
     "validate_scenario",
 ]
 
-SNAPSHOT_KINDS = ("JobSet", "Job", "Pod", "Service", "Node", "EndpointSlice")
+SNAPSHOT_KINDS = ("JobSet", "Job", "Pod", "Service", "Node", "EndpointSlice", "PersistentVolumeClaim")
 
 
 @dataclass(slots=True)
