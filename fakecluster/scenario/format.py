@@ -180,6 +180,17 @@ def _manifest(value: object) -> dict[str, Any]:
 Manifest = Annotated[dict[str, Any], PlainValidator(_manifest)]
 
 
+def _object_manifest(value: object) -> dict[str, Any]:
+    """An ``objects`` item: an inline manifest of any kind the cluster serves (``apiVersion``, ``kind``)."""
+    if not isinstance(value, Mapping) or not isinstance(value.get("kind"), str) \
+            or not isinstance(value.get("apiVersion"), str):
+        raise ValueError("expected an inline manifest with apiVersion and kind (a claim, a Job, ...)")
+    return dict(value)
+
+
+ObjectManifest = Annotated[dict[str, Any], PlainValidator(_object_manifest)]
+
+
 # ---------------------------------------------------------------- cluster
 
 
@@ -539,9 +550,20 @@ _VERBS = {
 
 
 class RejectedAction(_Model):
-    """``rejected: {message: <substring>}`` on an action: the write must be refused."""
+    """``rejected: {message: <substring>}`` on an action: the write must be refused; a list of substrings
+    must all be in the refusal (a webhook refusing for several fields names each)."""
 
-    message: str
+    message: str | list[str]
+
+    @field_validator("message")
+    @classmethod
+    def _some_text(cls, message: str | list[str]) -> str | list[str]:
+        if isinstance(message, list) and not message:
+            raise ValueError("give at least one substring of the expected refusal")
+        return message
+
+    def substrings(self) -> list[str]:
+        return [self.message] if isinstance(self.message, str) else list(self.message)
 
 
 class Action(_Model):
@@ -792,6 +814,8 @@ class Scenario(_Model):
     until: Duration = 3600.0
     cluster: ClusterSpec = Field(default_factory=ClusterSpec)
     pods: list[PodRule] = Field(default_factory=list)
+    objects: list[ObjectManifest] = Field(default_factory=list)
+    """Objects that exist before the JobSets: created first, in order (a claim the JobSet must find)."""
     jobset: Manifest | None = None
     jobsets: list[Manifest] | None = None
     actions: list[Action] = Field(default_factory=list)

@@ -388,6 +388,14 @@ class ScenarioRun:
             cluster.clock.on_advance = on_advance
         self.actions.schedule(self.scenario.actions)
         expects_rejection = any(e.kind == "rejected" for e in self.scenario.expect)
+        for i, obj in enumerate(self.scenario.objects):
+            kind = self.plugin.kind if obj["kind"] == "JobSet" else obj["kind"]
+            try:
+                with running():
+                    session.client.create(dict(obj, kind=kind))
+            except ApiError as err:
+                message = f"the API server rejected the object: {err.message}"
+                raise self._error(message, f"objects[{i}]") from None
         for i, manifest in enumerate(self.manifests):
             try:
                 session._apply_one(manifest)
