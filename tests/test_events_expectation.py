@@ -75,3 +75,13 @@ def test_pod_and_job_references_are_checked_at_load(tmp_path: Path) -> None:
                            ({"job": "w[0]", "pod": "w[0/0]", "absent": [{}]}, "give 'job' or 'pod'")):
         outcome = run_scenario(scenario(tmp_path, name="bad", expect=[{"events": check}]))
         assert not outcome.passed and message in outcome.failures[0], (check, outcome.failures)
+
+
+def test_event_count_bounds(tmp_path: Path) -> None:
+    ok = events_check(job="w[0]", contains=[{"reason": "SuccessfulCreate", "count": {"min": 1, "max": 1}}])
+    assert_passed(run_scenario(scenario(tmp_path, expect=ok)))
+    too_few = events_check(job="w[0]", contains=[{"reason": "SuccessfulCreate", "count": {"min": 2}}])
+    assert not run_scenario(scenario(tmp_path, name="few", expect=too_few)).passed
+    bad = events_check(job="w[0]", contains=[{"reason": "SuccessfulCreate", "count": {"least": 2}}])
+    outcome = run_scenario(scenario(tmp_path, name="bad", expect=bad))
+    assert not outcome.passed and "contains[0].count: expected a count such as 3" in outcome.failures[0]
