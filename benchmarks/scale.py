@@ -108,8 +108,15 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 4000, 8000])
     parser.add_argument("--pods-per-job", type=int, default=500)
     parser.add_argument("--connect", action="store_true", help="also run the connect-program variant")
+    parser.add_argument("--variant", choices=["plain", "connect"], default=None,
+                        help="run only this variant (benchmarks/whole_process.py times one per process)")
+    parser.add_argument("--invariants", action="store_true",
+                        help="check the invariants during the run, as scenario runs do (default: off, the "
+                             "cluster alone)")
     args = parser.parse_args()
     variants = [("plain", scenario)] + ([("connect", connect_scenario)] if args.connect else [])
+    if args.variant is not None:
+        variants = [(args.variant, scenario if args.variant == "plain" else connect_scenario)]
     print(f"{'run':>8} {'pods':>6} {'jobs':>5} {'events':>8} {'wall s':>8} {'cpu s':>7} {'virtual s':>10} "
           f"{'virt/wall':>10}  result")
     with tempfile.TemporaryDirectory() as tmp:
@@ -118,10 +125,10 @@ def main() -> int:
             path.write_text(yaml.safe_dump(build(size, args.pods_per_job)))
             cpu = time.process_time()
             started = real_perf_counter()
-            outcome = run_scenario(path)
+            outcome = run_scenario(path, invariants=args.invariants)
             wall = real_perf_counter() - started
             cpu = time.process_time() - cpu
-            jobs = max(size // args.pods_per_job, 1) + 1
+            jobs = max(size // args.pods_per_job, 1) + 1  # the workers' Jobs and the driver's
             status = "ok" if outcome.passed else "FAILED: " + "; ".join(outcome.failures)[:200]
             print(
                 f"{label:>8} {size:>6} {jobs:>5} {outcome.events_run:>8} {wall:>8.2f} {cpu:>7.2f} "

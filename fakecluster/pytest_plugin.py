@@ -252,7 +252,7 @@ def _tags(data: Any) -> list[str]:
 
 
 @pytest.fixture
-def fake_cluster(request: pytest.FixtureRequest) -> FakeCluster:
+def fake_cluster(request: pytest.FixtureRequest) -> Iterator[FakeCluster]:
     """A fresh :class:`~fakecluster.FakeCluster` per test.
 
     Configure it with ``@pytest.mark.fake_cluster(nodes=[...], pods=[...], seed=3)`` (the keyword
@@ -264,4 +264,5 @@ def fake_cluster(request: pytest.FixtureRequest) -> FakeCluster:
     override = request.config.getoption("fakecluster_seed")
     if override is not None:
         kwargs.setdefault("seed", override)
-    return FakeCluster(**kwargs)
+    with FakeCluster(**kwargs) as cluster:  # closed after the test: its objects go at once
+        yield cluster

@@ -31,7 +31,7 @@ from fakecluster import wallclock_freeze as wallclock
 from fakecluster.api.objects import Obj, clone
 from fakecluster.apiserver.errors import ApiError
 from fakecluster.client import Client
-from fakecluster.cluster import Cluster, ClusterConfig, NodePool
+from fakecluster.cluster import Cluster, ClusterConfig, NodePool, dismantle
 from fakecluster.network import DnsConfig, NetworkConfig
 from fakecluster.scenario import format as fmt
 from fakecluster.scenario.actions import ActionPlayer
@@ -74,7 +74,8 @@ class _Setup(BaseModel):
 def network_config(spec: fmt.ClusterSpec) -> NetworkConfig:
     """The network component's settings for a ``cluster.network`` block (format 1.1)."""
     network = spec.network
-    return NetworkConfig(reachable_after=network.reachable_after, syn_retries=network.syn_retries)
+    return NetworkConfig(reachable_after=network.reachable_after, syn_retries=network.syn_retries,
+                         syn_loss=network.syn_loss)
 
 
 def dns_config(spec: fmt.ClusterSpec) -> DnsConfig:
@@ -397,6 +398,24 @@ class FakeCluster:
             wallclock.move_to(self.now)  # several clusters in one test: stray clock reads see this one's
             if self.cluster.run(until):
                 self.cluster.clock.advance_to(until)  # work is left: the run ends at `until`
+
+    def close(self) -> None:
+        """Take the cluster apart (:meth:`Cluster.close <fakecluster.cluster.Cluster.close>`): its objects
+        are freed at once instead of by a full cyclic garbage collection. The session is unusable
+        afterwards; objects already read from it stay valid. ``with FakeCluster() as cluster:`` and the
+        ``fake_cluster`` fixture close it for you."""
+        cluster = vars(self).get("cluster")
+        if cluster is None:
+            return
+        cluster.close()
+        dismantle(*vars(self).values())  # the workload controller, recorder and action player
+        vars(self).clear()
+
+    def __enter__(self) -> FakeCluster:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     @property
     def now(self) -> float:

@@ -18,12 +18,12 @@ from jobset.controller.child_jobs import (
     global_replicas,
     group_job_index,
     group_replicas,
-    job_finished,
     update_replicated_jobs_statuses,
 )
 from jobset.controller.conditions import (
     StatusUpdate,
 )
+from jobset.controller.job_facts import job_finished
 
 
 # ------------------------------------------------------------------------------------------ JobFinished

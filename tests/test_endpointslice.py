@@ -10,6 +10,7 @@ from typing import Any
 
 from fakecluster.api.objects import Obj
 from fakecluster.api.watch import WatchEvent
+from fakecluster.client.internal import InternalClient
 from fakecluster.cluster import Cluster, ClusterConfig
 from fakecluster.controllers.endpointslice import (
     CONTROLLER_NAME,
@@ -106,12 +107,18 @@ def test_one_running_pod_is_one_ready_endpoint() -> None:
     }]
 
 
-def test_not_ready_pod_is_listed_not_ready_unless_publish_not_ready_addresses() -> None:
-    cluster = make_cluster(PodTimings(ready=100.0))
+def plain_and_published(timings: PodTimings) -> tuple[Cluster, InternalClient]:
+    """Pod ``p`` behind two Services, ``plain`` and ``published`` (``publishNotReadyAddresses``)."""
+    cluster = make_cluster(timings)
     client = cluster.client()
     client.create(service("plain", selector={"app": "a"}))
     client.create(service("published", selector={"app": "a"}, publishNotReadyAddresses=True))
     client.create(pod("p"))
+    return cluster, client
+
+
+def test_not_ready_pod_is_listed_not_ready_unless_publish_not_ready_addresses() -> None:
+    cluster, _ = plain_and_published(PodTimings(ready=100.0))
     cluster.run(5)
     [plain] = slices(cluster, "plain")
     [published] = slices(cluster, "published")
@@ -140,11 +147,7 @@ def test_pod_without_ip_or_finished_is_not_listed() -> None:
 def test_terminating_pod_stays_listed_as_terminating() -> None:
     """Terminating endpoints (GA 1.26): ``serving`` follows readiness, ``ready`` is false unless
     ``publishNotReadyAddresses``."""
-    cluster = make_cluster(PodTimings(terminate=10.0))
-    client = cluster.client()
-    client.create(service("plain", selector={"app": "a"}))
-    client.create(service("published", selector={"app": "a"}, publishNotReadyAddresses=True))
-    client.create(pod("p"))
+    cluster, client = plain_and_published(PodTimings(terminate=10.0))
     cluster.run(2)
     client.delete("Pod", NS, "p")
     cluster.run(5)
@@ -184,13 +187,19 @@ def test_selector_decides_membership_and_label_change_moves_pod() -> None:
     assert slices(cluster)[0]["endpoints"] == []
 
 
-def test_many_pods_fill_slices_of_at_most_100_oldest_first() -> None:
-    """``TestReconcileManyPods``: 250 pods → slices of 100, 100 and 50."""
-    cluster = make_cluster()
+def behind_a_service(count: int, timings: PodTimings | None = None) -> tuple[Cluster, InternalClient]:
+    """Pods ``p-000``, ``p-001``, ... behind one Service, all created at 0 s."""
+    cluster = make_cluster(timings)
     client = cluster.client()
     client.create(service(selector={"app": "a"}))
-    for i in range(250):
+    for i in range(count):
         client.create(pod(f"p-{i:03d}"))
+    return cluster, client
+
+
+def test_many_pods_fill_slices_of_at_most_100_oldest_first() -> None:
+    """``TestReconcileManyPods``: 250 pods → slices of 100, 100 and 50."""
+    cluster, _ = behind_a_service(250)
     cluster.run(5)
     found = slices(cluster)
     assert sorted(len(s["endpoints"]) for s in found) == [50, 100, 100]
@@ -204,11 +213,7 @@ def test_many_pods_fill_slices_of_at_most_100_oldest_first() -> None:
 
 def test_a_pod_change_rewrites_only_the_slice_that_lists_it() -> None:
     """Incremental: a readiness change of one pod among 250 is one slice update, not three."""
-    cluster = make_cluster(PodTimings(ready=100.0))
-    client = cluster.client()
-    client.create(service(selector={"app": "a"}))
-    for i in range(250):
-        client.create(pod(f"p-{i:03d}"))
+    cluster, client = behind_a_service(250, PodTimings(ready=100.0))
     cluster.run(5)
     writes = SliceWrites(cluster)
     client.delete("Pod", NS, "p-007", grace_period_seconds=0)
@@ -298,7 +303,8 @@ def test_slices_are_schema_valid_objects() -> None:
 
 
 def test_every_slice_the_controller_writes_passes_the_schema_it_vouches_for() -> None:
-    """The controller skips the server's schema check for its own writes: hold it to that schema."""
+    """The server checks again only the endpoints a write does not share with the stored version: hold
+    every version the controller writes to the whole schema."""
     from fakecluster.api.discovery import EndpointSlice
     from fakecluster.api.validation import validate_model
 
@@ -316,3 +322,61 @@ def test_every_slice_the_controller_writes_passes_the_schema_it_vouches_for() ->
     for obj in seen:
         _, errors = validate_model(EndpointSlice, obj)
         assert errors == [], errors
+
+
+def _stored_slice(cluster: Cluster, endpoints: list[Obj]) -> Obj:
+    client = cluster.client()
+    return client.create_donated({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+                                  "metadata": {"name": "manual", "namespace": NS}, "addressType": "IPv4",
+                                  "endpoints": endpoints})
+
+
+def _endpoint(i: int) -> Obj:
+    return {"addresses": [f"10.0.0.{i}"], "conditions": {"ready": True}}
+
+
+def test_a_donated_update_is_stored_uncopied_sharing_unchanged_endpoints() -> None:
+    """``update_donated`` hands the object over: the stored version holds the caller's very endpoint
+    objects, so the next version shares the unchanged ones (what the DNS server skips by identity)."""
+    cluster = make_cluster()
+    first = _stored_slice(cluster, [_endpoint(i) for i in range(5)])
+    body = {**first, "endpoints": [*first["endpoints"][:2], _endpoint(9), *first["endpoints"][3:]]}
+    second = cluster.client().update_donated(body)
+    assert [a is b for a, b in zip(first["endpoints"], second["endpoints"], strict=True)] == [
+        True, True, False, True, True]
+    assert second["endpoints"][2] is body["endpoints"][2]
+
+
+def test_a_changed_endpoint_among_shared_ones_is_still_schema_checked_with_its_own_index() -> None:
+    """Only endpoints the stored version does not hold are checked again, and a bad one is reported
+    exactly as a full validation reports it (its index in the whole list, not in the changed part)."""
+    import pytest
+
+    from fakecluster.api.errors import Invalid
+
+    cluster = make_cluster()
+    first = _stored_slice(cluster, [_endpoint(i) for i in range(5)])
+    bad = {"addresses": "10.0.0.7", "conditions": {"ready": True}}  # a string, not a list
+    body = {**first, "endpoints": [*first["endpoints"][:3], bad, first["endpoints"][4]]}
+    with pytest.raises(Invalid) as err:
+        cluster.client().update_donated(body)
+    assert "endpoints[3].addresses" in str(err.value)
+    assert cluster.server.get("EndpointSlice", NS, "manual") is first  # nothing written
+
+
+def test_a_bad_endpoint_is_caught_whatever_its_position_and_the_shared_ones_pass() -> None:
+    """Prepended, appended or replacing every item: the unshared items are checked in each case."""
+    import pytest
+
+    from fakecluster.api.errors import Invalid
+
+    bad = {"addresses": ["10.0.0.7"], "conditions": {"ready": "yes"}}
+    for where in ("head", "tail", "all"):
+        cluster = make_cluster()
+        first = _stored_slice(cluster, [_endpoint(i) for i in range(4)])
+        shared = first["endpoints"]
+        endpoints = {"head": [bad, *shared], "tail": [*shared, bad], "all": [bad]}[where]
+        with pytest.raises(Invalid):
+            cluster.client().update_donated({**first, "endpoints": endpoints})
+        ok = {"head": [_endpoint(8), *shared], "tail": [*shared, _endpoint(8)], "all": [_endpoint(8)]}[where]
+        assert len(cluster.client().update_donated({**first, "endpoints": ok})["endpoints"]) == len(ok)

@@ -66,7 +66,7 @@ def test_bad_connect_targets_are_listed_with_every_other_problem(tmp_path: Path)
 def test_a_python_cluster_runs_programs_templated_by_its_jobset() -> None:
     fc = FakeCluster(
         seed=3,
-        network={"synRetries": 2},
+        network={"synRetries": 2, "synLoss": "perConnection"},
         dns={"profile": "kubeadm"},
         latency={"endpointSlice": "1s"},
         pods=[
@@ -78,6 +78,7 @@ def test_a_python_cluster_runs_programs_templated_by_its_jobset() -> None:
         ],
     )  # fmt: skip
     assert fc.cluster.config.network.syn_retries == 2
+    assert fc.cluster.config.network.syn_loss == "perConnection"
     assert fc.cluster.config.endpoint_slice_latency == 1.0
     fc.apply(JOBSET)
     connected = fc.run(milestone="all trainer[0/1] pods Connected", until="5m")

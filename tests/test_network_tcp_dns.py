@@ -121,14 +121,14 @@ def test_search_path() -> None:
 
 
 # ---------------------------------------------------------------- worked examples, end to end
-def _lost_syns(tmp_path: Path, retry: dict | None = None) -> list[float]:
+def _lost_syns(tmp_path: Path, retry: dict | None = None, syn_loss: str | None = None) -> list[float]:
     client: dict = {"startup": "4s", "connect": [SERVER], "work": "5s"}
     if retry:
         client["retry"] = retry
+    network = {"reachableAfter": "10s", **({"synLoss": syn_loss} if syn_loss else {})}
     outcome = play(tmp_path, [{"match": {"replicatedJob": "server"}, "program": {"listen": [8050]}},
                               {"match": {"replicatedJob": "clients"}, "program": client}],
-                   cluster={"network": {"reachableAfter": "10s"}},
-                   expect=[{"happens": "jobset Completed"}])
+                   cluster={"network": network}, expect=[{"happens": "jobset Completed"}])
     assert outcome.passed, outcome.failures
     return [t for t, what in steps(outcome, "clients") if what == "SYN lost"] + times(outcome, "clients",
                                                                                       "Connected")
@@ -140,6 +140,48 @@ def test_worked_example_1_lost_syns_follow_the_kernel(tmp_path: Path) -> None:
 
 def test_worked_example_1_with_a_connect_timeout(tmp_path: Path) -> None:
     assert _lost_syns(tmp_path, {"timeout": "2s", "interval": "500ms"}) == [4.0, 5.0, 6.5, 7.5, 9.0, 10.0]
+
+
+def test_per_packet_is_the_default_syn_loss(tmp_path: Path) -> None:
+    assert _lost_syns(tmp_path, syn_loss="perPacket") == _lost_syns(tmp_path) == [4.0, 5.0, 7.0, 11.0]
+
+
+def test_per_connection_a_lost_first_syn_loses_every_retransmission_until_etimedout(tmp_path: Path) -> None:
+    """Worked example 1 on a ``perConnection`` path: the retransmission at 11 s would find the server
+    reachable, but it is the same flow as the SYN lost at 4 s; the kernel gives up at 4 + 127 s and the
+    next attempt, 1 s later (the default interval), is a new connect and connects."""
+    assert _lost_syns(tmp_path, syn_loss="perConnection") == [4.0, 5.0, 7.0, 11.0, 19.0, 35.0, 67.0, 132.0]
+
+
+def test_per_connection_with_a_connect_timeout_the_next_attempt_is_judged_afresh(tmp_path: Path) -> None:
+    """Worked example 1 with ``retry: {timeout: 2s, interval: 500ms}``: attempts at 4, 6.5 and 9 lose their
+    first SYN (the server answers from 10 s), so their retransmissions at 5, 7.5 and 10 are lost too
+    (10 s included, though the server then answers); the attempt at 11.5 connects at once."""
+    retry = {"timeout": "2s", "interval": "500ms"}
+    assert _lost_syns(tmp_path, retry, "perConnection") == [4.0, 5.0, 6.5, 7.5, 9.0, 10.0, 11.5]
+    assert _lost_syns(tmp_path, retry)[-1] == 10.0  # per packet: the SYN at 10 s connects
+
+
+def test_per_connection_leaves_a_first_syn_that_connects_or_is_refused_alone(tmp_path: Path) -> None:
+    outcome = play(tmp_path, [
+        {"match": {"replicatedJob": "server"}, "program": {"startup": "2s", "listen": [8050]}},
+        {"match": {"replicatedJob": "clients"},
+         "program": {"connect": [SERVER], "retry": {"interval": "500ms"}, "work": "1s"}}],
+        cluster={"network": {"synLoss": "perConnection"}}, expect=[{"happens": "jobset Completed"}])
+    assert outcome.passed, outcome.failures
+    seen = steps(outcome, "clients")
+    assert [t for t, what in seen if what == "refused"] == [0.0, 0.5, 1.0, 1.5]
+    assert times(outcome, "clients", "Connected") == [2.0]
+
+
+def test_syn_loss_is_checked_when_the_file_loads(tmp_path: Path) -> None:
+    from fakecluster.scenario.errors import ScenarioError
+    from fakecluster.scenario.loader import load_scenario
+
+    path = tmp_path / "bad.yaml"
+    path.write_text("name: bad\ncluster:\n  network:\n    synLoss: perFlow\njobset: {}\nexpect: []\n")
+    with pytest.raises(ScenarioError, match=r"cluster\.network\.synLoss: .*'perPacket' or 'perConnection'"):
+        load_scenario(path)
 
 
 def _negative_caching(tmp_path: Path, profile: str) -> tuple[list[float], list[tuple[float, str]]]:

@@ -13,38 +13,16 @@ from typing import Any
 
 import pytest
 import yaml
+from scenario_files import jobset_object, rjob_object
 
 from fakecluster.cli import main
 from fakecluster.scenario.errors import ScenarioError
+from fakecluster.scenario.format_v11 import Distribution
 from fakecluster.scenario.loader import load_scenario
 from fakecluster.scenario.runner import run_scenario
-from fakecluster.scenario.sweep import figures, histogram, sweep_digest
+from fakecluster.scenario.sweep import figures, histogram, judge_distribution, sweep_digest
 
-JOBSET: dict[str, Any] = {
-    "apiVersion": "jobset.x-k8s.io/v1alpha2",
-    "kind": "JobSet",
-    "metadata": {"name": "js"},
-    "spec": {
-        "replicatedJobs": [
-            {
-                "name": "w",
-                "replicas": 1,
-                "template": {
-                    "spec": {
-                        "parallelism": 2,
-                        "completions": 2,
-                        "template": {
-                            "spec": {
-                                "restartPolicy": "Never",
-                                "containers": [{"name": "c", "image": "busybox"}],
-                            }
-                        },
-                    }
-                },
-            }
-        ]
-    },
-}
+JOBSET: dict[str, Any] = jobset_object(rjob_object(parallelism=2, completions=2))
 PODS = [{"match": {}, "pull": "2s", "jitter": "2s", "exit": {"after": "5s"}}]
 
 
@@ -68,6 +46,41 @@ def test_figures_use_population_sd_and_the_mean_of_the_middle_two() -> None:
     assert (f.min, f.max) == (11.0, 42.0)
     assert [(m.count, m.low, m.high) for m in f.modes] == [(4, 11.0, 13.0), (2, 41.5, 42.0)]
     assert len(figures(values, mode_gap=30.0).modes) == 1
+
+
+def test_modes_have_a_median_and_the_slow_mode_offset_is_the_last_minus_the_first() -> None:
+    f = figures([12.0, 13.0, 42.0, 11.0, 41.5, 12.5, 22.0], mode_gap=5.0)
+    assert [m.median for m in f.modes] == [12.25, 22.0, 41.75]
+    assert f.slow_mode_offset == pytest.approx(41.75 - 12.25)
+    assert figures([12.0, 13.0, 14.0], mode_gap=5.0).slow_mode_offset == 0.0
+    record = f.record()
+    assert record["modes"][0] == {"count": 4, "min": 11.0, "max": 13.0, "median": 12.25}
+    assert record["slowModeOffset"] == 29.5
+    assert "slow mode +29.5s" in f.line()
+
+
+def test_slow_mode_offset_bounds_the_distance_between_the_fast_and_the_slow_mode() -> None:
+    runs: dict[int, float | None] = dict(enumerate([12.0, 12.5, 13.0, 22.1, 22.4, 12.2]))
+
+    def judged(**spec: Any) -> list[str]:
+        distribution = Distribution.model_validate({"of": "jobset Completed", **spec})
+        return judge_distribution(1, distribution, runs).failures
+
+    assert judged(slowModeOffset={"min": "9s", "max": "11s"}) == []  # 22.25 - 12.35
+    (failure,) = judged(slowModeOffset={"min": "29s"})
+    assert failure == ("expect[1] distribution of jobset Completed: slow mode offset 9.9s, expected at least"
+                       " 29.0s (modes: 4 in 12.0s-13.0s; 2 in 22.1s-22.4s)")  # fmt: skip
+    (failure,) = judged(slowModeOffset={"min": "1s"}, modeGap="1m")  # one mode: offset 0
+    assert "slow mode offset 0.0s, expected at least 1.0s" in failure
+
+
+def test_the_slow_mode_offset_of_a_sweep_is_in_its_json_record(tmp_path: Path) -> None:
+    dist = {"distribution": {"of": "jobset Completed", "slowModeOffset": {"max": "10s"}}}
+    outcome = run_scenario(write(tmp_path, [dist]))
+    assert outcome.passed, outcome.report
+    assert outcome.sweep is not None
+    (record,) = outcome.sweep.record()["distributions"]
+    assert record["slowModeOffset"] == round(record["modes"][-1]["median"] - record["modes"][0]["median"], 6)
 
 
 def test_histogram_has_one_row_per_bin_and_counts_every_value() -> None:
@@ -197,6 +210,12 @@ def test_bad_distribution_is_a_load_error(tmp_path: Path) -> None:
     assert (
         "expect[0].distribution.of" in outcome.failures[0] and "no replicated job 'x'" in outcome.failures[0]
     )
+
+
+def test_a_slow_mode_offset_needs_a_bound(tmp_path: Path) -> None:
+    dist = {"distribution": {"of": "jobset Completed", "slowModeOffset": {}}}
+    with pytest.raises(ScenarioError, match=r"distribution\.slowModeOffset: give min, max or both"):
+        load_scenario(write(tmp_path, [dist]))
 
 
 def test_a_slow_fraction_outside_zero_to_one_is_a_load_error(tmp_path: Path) -> None:

@@ -409,5 +409,6 @@ def register_builtin(server: ApiServer) -> None:
             status_subresource=False,
             generation="none",
             model=_model("fakecluster.api.discovery", "EndpointSlice"),
+            item_lists=("endpoints",),
         )
     )

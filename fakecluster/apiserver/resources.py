@@ -8,6 +8,8 @@ the rules for what a write may change (``PrepareForCreate``, ``PrepareForUpdate`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import compress, count
+from operator import is_not
 from typing import TYPE_CHECKING, Any
 
 from fakecluster.api.errors import FieldError
@@ -93,6 +95,11 @@ class ResourceType:
     create-time defaults only add values the schema accepts, and the server itself only sets metadata
     fields of the types ``ObjectMeta`` declares (name, namespace, uid, timestamps, generation,
     resourceVersion, deletion grace, finalizers). See :meth:`schema_errors`."""
+    item_lists: tuple[str, ...] = ()
+    """Top-level list fields whose items the schema checks one by one (no constraint spans items, no
+    model validator on the kind): an update's items that are the very objects of the stored version's
+    list passed the schema when that version was written, so only the others are checked (an
+    EndpointSlice's ``endpoints``: a write changes one endpoint of up to 100). See :meth:`schema_errors`."""
     rng: Any = None
     """A ``random.Random`` of this kind's own for uids (None: the server's). Kinds added later
     (EndpointSlices) draw from their own stream, so they never shift the uids of the kinds that were
@@ -114,8 +121,13 @@ class ResourceType:
         valid_metadata: Obj | None = None,
         spec_template: Obj | None = None,
         meta_template: Obj | None = None,
+        stored: Obj | None = None,
     ) -> list[FieldError]:
         """Schema errors of ``obj``.
+
+        ``stored``: the version ``obj`` replaces, for :attr:`item_lists`: of those lists, only the items
+        that are not that version's very (stored, never mutated) item objects are checked; anything
+        reported means a full validation, as below.
 
         ``valid_spec``/``valid_metadata``: a spec and a metadata known to pass the schema (the stored
         ones, for a kind whose stored objects always do). If ``obj["spec"]`` is that very spec object,
@@ -138,6 +150,12 @@ class ResourceType:
         model = self.model
         if model is None:
             return []
+        if stored is not None and self.item_lists:
+            trimmed = self._without_stored_items(obj, stored)
+            if trimmed is not None:
+                if not validate_model(model, trimmed)[1]:
+                    return []
+                return validate_model(model, obj)[1]
         spec = obj.get("spec")
         if spec_template is not None and isinstance(spec, dict):
             if spec is spec_template:
@@ -162,6 +180,26 @@ class ResourceType:
             if not validate_model(model, rest)[1]:
                 return []
         return validate_model(model, obj)[1]
+
+    def _without_stored_items(self, obj: Obj, stored: Obj) -> Obj | None:
+        """``obj`` with the :attr:`item_lists` items that ``stored`` holds at the same place from either
+        end (by identity) left out; None if there are none to leave out. A new version usually adds,
+        removes or replaces one item and shares the rest, so skipping the common head and tail (at C
+        speed) leaves the changed middle, which is checked; an item moved elsewhere is simply checked."""
+        trimmed: Obj | None = None
+        for name in self.item_lists:
+            items, before = obj.get(name), stored.get(name)
+            if not isinstance(items, list) or not isinstance(before, list) or not before or not items:
+                continue
+            shorter = min(len(items), len(before))
+            head = next(compress(count(), map(is_not, items, before)), shorter)
+            tail = next(compress(count(), map(is_not, reversed(items), reversed(before))), shorter)
+            tail = min(tail, shorter - head)
+            if head or tail:
+                if trimmed is None:
+                    trimmed = dict(obj)
+                trimmed[name] = items[head:len(items) - tail]
+        return trimmed
 
     def status_errors(self, status: Any) -> list[FieldError]:
         if self.status_model is None or status is None:

@@ -238,7 +238,11 @@ class WritePath:
         """PUT. ``subresource="status"`` writes only status; the main endpoint ignores status.
 
         ``donate``: the caller hands its status over and never touches it again (the kubelet builds a
-        fresh status per write), so the store keeps it as is instead of copying it.
+        fresh status per write), so the store keeps it as is instead of copying it; on the main endpoint
+        it hands over the whole object (the EndpointSlice controller builds each slice version afresh
+        from endpoint objects it never changes), which is then stored uncopied, sharing those objects
+        with the previous version, whose schema check they need not pass again
+        (:attr:`ResourceType.item_lists`).
         """
         if self._snapshots is not None:
             self._snapshots.verify()
@@ -293,7 +297,7 @@ class WritePath:
                 new["status"] = status if donate else clone(status)
             errs = rtype.status_errors(new.get("status")) + rtype.strategy.validate_status_update(new, old)
         else:
-            new = dict(obj) if _patch else clone(obj)
+            new = dict(obj) if _patch or donate else clone(obj)
             new["apiVersion"] = old["apiVersion"]
             new["metadata"] = new_meta = dict(new.get("metadata") or {})
             check_metadata_types(new_meta, old["metadata"])  # before anything (webhooks too) reads it
@@ -336,7 +340,8 @@ class WritePath:
             rtype.strategy.prepare_for_update(new, old)
             body = {k: v for k, v in new.items() if k != "status"} if rtype.status_subresource else new
             schema_errs = rtype.schema_errors(body, valid_spec=self._storage.valid_specs.get((kind, key)),
-                                              valid_metadata=old["metadata"] if rtype.stored_valid else None)
+                                              valid_metadata=old["metadata"] if rtype.stored_valid else None,
+                                              stored=old)
             new_meta = new["metadata"]
             if new_meta.get("name") == old["metadata"].get("name") \
                     and new_meta.get("ownerReferences") is old["metadata"].get("ownerReferences") \

@@ -107,6 +107,10 @@ class ConflictInjectingClient(ForwardingClient):
         self._maybe_conflict("update", obj.get("kind"), (obj.get("metadata") or {}).get("name", ""))
         return self.inner.update(obj)
 
+    def update_donated(self, obj: Obj) -> Obj:
+        self._maybe_conflict("update", obj.get("kind"), (obj.get("metadata") or {}).get("name", ""))
+        return self.inner.update_donated(obj)
+
     def update_status(self, obj: Obj) -> Obj:
         self._maybe_conflict("update_status", obj.get("kind"), (obj.get("metadata") or {}).get("name", ""))
         return self.inner.update_status(obj)

@@ -8,6 +8,9 @@ nothing else:
 
 - ``update_status_donated``: the caller hands its freshly built status over and never touches it again,
   so the server stores it uncopied (still validated against the status schema);
+- ``update_donated``: the same for a whole object (the EndpointSlice controller builds each slice
+  version afresh from endpoint objects it never changes): stored uncopied, and of its list items only
+  those the stored version does not already hold are schema-checked again (all of them on a first write);
 - ``validated_spec`` + ``create_donated(obj, template=...)``: the server validates a pod template's
   spec once and keeps a private copy; each pod built from it is then checked in full except for the
   spec fields that are the template's very values (metadata, ``hostname``, whatever an admission hook
@@ -34,6 +37,10 @@ class InternalClient(Client, Protocol):
 
     def update_status_donated(self, obj: Obj) -> Obj:
         """``update_status``, the caller giving up ``obj["status"]`` (stored as is, never touched again)."""
+        ...
+
+    def update_donated(self, obj: Obj) -> Obj:
+        """``update``, the caller giving up ``obj`` (nothing it shares is ever changed)."""
         ...
 
     def validated_spec(self, kind: str, spec: Obj, metadata: Obj | None = None) -> ValidatedSpec:

@@ -78,6 +78,9 @@ class LocalClient:
     def update_status_donated(self, obj: Obj) -> Obj:
         return self.server.update(obj, subresource="status", donate=True)
 
+    def update_donated(self, obj: Obj) -> Obj:
+        return self.server.update(obj, donate=True)
+
     def validated_spec(self, kind: str, spec: Obj, metadata: Obj | None = None) -> ValidatedSpec:
         return self.server.validated_spec(kind, spec, metadata)
 

@@ -50,7 +50,7 @@ from typing import Any
 from fakecluster.api.errors import ApiError, NotFound
 from fakecluster.api.objects import Obj, condition_true
 from fakecluster.api.watch import WatchEvent
-from fakecluster.client.protocol import Client
+from fakecluster.client.internal import InternalClient
 from fakecluster.clock import Clock
 from fakecluster.runtime import Controller
 
@@ -169,7 +169,8 @@ def _selector_matches(selector: tuple[tuple[str, str], ...], labels: dict[str, s
 class EndpointSliceController:
     """Keeps the EndpointSlices of every Service with a selector. Constructed by the cluster."""
 
-    def __init__(self, client: Client, clock: Clock, rng: random.Random, *, latency: float = 0.0) -> None:
+    def __init__(self, client: InternalClient, clock: Clock, rng: random.Random, *,
+                 latency: float = 0.0) -> None:
         self._clock = clock
         self._client = client
         self._rng = rng
@@ -412,13 +413,15 @@ class EndpointSliceController:
         }
         try:
             # Built afresh for this write from endpoint dicts that are never changed once built (a change
-            # makes a new one); the API server checks it against the discovery/v1 schema like any write.
+            # makes a new one): handed over uncopied, so the stored versions share the unchanged
+            # endpoints, which the DNS server then skips by identity; the API server checks the schema
+            # of every endpoint the stored version does not already hold.
             if s.stored:
-                self._client.update(body)
+                self._client.update_donated(body)
             elif state.deleting:
                 return
             else:
-                self._client.create(body)
+                self._client.create_donated(body)
                 s.stored = True
         except ApiError as err:
             if isinstance(err, NotFound) and s.stored:

@@ -71,8 +71,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"FINDING  {finding.signature}  -> {path}")
         print(f"    {finding.failures[0]}")
     rate = result.examples_run / elapsed if elapsed > 0 else 0.0
+    # the fingerprint names the campaign (every drawn scenario and its trace): two runs of the same
+    # --seed/--seeds on different executors print the same one, which is how a user checks "same findings"
     print(
         f"{result.examples_run} scenarios in {result.chunks_run} chunks, {len(result.findings)} findings, "
-        f"{elapsed:.1f}s wall ({rate:.0f} scenarios/s)"
+        f"fingerprint {result.fingerprint[:16]}, {elapsed:.1f}s wall ({rate:.0f} scenarios/s)"
     )
     return 1 if result.findings else 0

@@ -10,6 +10,12 @@ The DNS profiles are the Corefiles people actually run (format 1.1, "cluster.dns
 - ``nodelocal``: NodeLocal DNSCache (``cluster/addons/dns/nodelocaldns/nodelocaldns.yaml``:
   ``cache { success 9984 30; denial 9984 5 }``): one cache per node, 30 s / 5 s, asking the DNS
   server directly.
+
+Why an NXDOMAIN is kept the full negative TTL: CoreDNS's cache plugin (``plugin/cache/cache.go``,
+``ResponseWriter.WriteMsg``) keeps a denial for the smallest TTL in the response, capped by the
+configured denial TTL; the smallest is the authority SOA's, which the ``kubernetes`` plugin gives its
+``ttl`` (``ttl 30`` in kubeadm's Corefile), so ``cache 30`` keeps it 30 s. A connect timeout never
+shortens it (:mod:`fakecluster.network.runs`: a resolution failure arms no connect timer).
 """
 
 from __future__ import annotations
@@ -19,6 +25,9 @@ from typing import Literal
 
 CacheMode = Literal["none", "cluster", "node"]
 Profile = Literal["kubeadm", "kubeadm-1.31", "nodelocal"]
+SynLoss = Literal["perPacket", "perConnection"]
+"""How the path treats the SYNs of one connect (``cluster.network.synLoss``, see :mod:`.tcp`)."""
+PER_CONNECTION: SynLoss = "perConnection"
 
 PROFILES: dict[str, tuple[CacheMode, float, float]] = {
     "kubeadm": ("none", 0.0, 0.0),
@@ -36,6 +45,11 @@ class NetworkConfig:
     """A pod's IP answers packets this long after its sandbox is created (CNI programming)."""
     syn_retries: int = 6
     """``net.ipv4.tcp_syn_retries``."""
+    syn_loss: SynLoss = "perPacket"
+    """``perPacket`` (format 1.1): every SYN, first or retransmitted, is judged at its own instant.
+    ``perConnection``: a connect whose first SYN was lost loses its retransmissions too; only a new
+    connect (a new socket, after the program's ``retry.timeout`` or the kernel's ``ETIMEDOUT``) is judged
+    afresh. See :mod:`fakecluster.network.tcp` for why a path behaves so."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,8 +8,17 @@ exit and restartPolicy, Job back-off, podFailurePolicy and JobSet failure policy
 
 Each target is worked on independently (zeromq connects each endpoint on its own): an attempt resolves
 the name once (NXDOMAIN fails it at once), then sends SYNs on the kernel's schedule (:mod:`.tcp`),
-each judged at its own instant; a failed attempt is followed by another after ``interval``, which is
-then multiplied by ``backoff`` up to ``maxInterval``.
+each judged at its own instant (or, on a ``synLoss: perConnection`` path, all with the first one's
+fate); a failed attempt is followed by another after ``interval``, which is then multiplied by
+``backoff`` up to ``maxInterval``.
+
+An attempt is libzmq's ``tcp_connecter_t::start_connecting`` (``src/tcp_connecter.cpp``): ``open()``
+resolves the host afresh each time (``tcp_open_socket``); a resolution failure returns at once and
+only ``add_reconnect_timer`` follows. The connect timeout (``add_connect_timer``, ``ZMQ_CONNECT_TIMEOUT``)
+is armed only for a connect left ``EINPROGRESS``, i.e. while SYNs are unanswered; its expiry
+(``timer_event``) closes the socket and schedules the reconnect, as a refused or failed connect does
+(``out_event``). So ``retry.timeout`` bounds lost SYNs and nothing else: NXDOMAIN answered from a
+negative cache fails every attempt, whatever the timeout, until the entry expires.
 """
 
 from __future__ import annotations
@@ -20,7 +29,7 @@ from typing import Any, Protocol
 
 from fakecluster.api.objects import Obj
 from fakecluster.clock import Clock, Timer
-from fakecluster.network.config import NetworkConfig
+from fakecluster.network.config import PER_CONNECTION, NetworkConfig
 from fakecluster.network.dns import Answer
 from fakecluster.network.program import FOREVER, UNTIL_DISCONNECTED, ProgramSpec
 from fakecluster.network.tcp import Outcome, connect_deadline, syn_offsets
@@ -136,10 +145,15 @@ class TargetRun:
         self.syn(0)
 
     def syn(self, k: int) -> None:
+        """SYN ``k`` of this attempt (0: the first). A retransmission reaches this only after a lost
+        SYN; on a ``perConnection`` path it meets the first one's fate without being judged."""
         run = self.run
         if run.state != WAITING or self.gave_up:
             return
-        outcome, server = run.net.judge(run.pod, self.ip, self.port)
+        if k and run.net.config.syn_loss == PER_CONNECTION:
+            outcome, server = Outcome.LOST, None
+        else:
+            outcome, server = run.net.judge(run.pod, self.ip, self.port)
         if outcome is Outcome.CONNECTED and server is not None:
             run.connect(self, server)
             return

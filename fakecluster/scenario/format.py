@@ -44,7 +44,7 @@ from fakecluster.api.validation import (
 from fakecluster.scenario.durations import parse_duration
 from fakecluster.scenario.errors import FieldProblem, nearest_line
 from fakecluster.scenario.format_network import DnsSpec, Jitter, NetworkSpec, ProgramModel
-from fakecluster.scenario.format_v11 import Distribution, Gap, StuckField, Sweep
+from fakecluster.scenario.format_v11 import Distribution, Gap, StuckField, Sweep, unit_fraction
 from fakecluster.scenario.limits import MAX_NODES
 from fakecluster.scenario.milestones import Milestone, PodRef, parse_job_ref, parse_milestone, parse_pod_ref
 
@@ -113,15 +113,6 @@ def _capacity(value: object) -> dict[str, str]:
     return out
 
 
-def _rate(value: object) -> float:
-    """A fraction: a number within [0, 1] (a YAML ``0.1``); anything else names the allowed range."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
-        raise ValueError(f"expected a number within [0, 1], got {value!r}")
-    if not 0 <= value <= 1:
-        raise ValueError(f"must be within [0, 1], got {value!r}")
-    return float(value)
-
-
 def _controller_name(value: object) -> str:
     if value not in RESTARTABLE_CONTROLLERS:
         valid = ", ".join(RESTARTABLE_CONTROLLERS)
@@ -152,7 +143,7 @@ Quantity = Annotated[str, PlainValidator(_quantity)]
 MilestoneField = Annotated[Milestone, PlainValidator(parse_milestone), PlainSerializer(str)]
 PodRefField = Annotated[PodRef, PlainValidator(parse_pod_ref), PlainSerializer(str)]
 JobSetName = Annotated[str | None, PlainValidator(_jobset_name)]
-Rate = Annotated[float, PlainValidator(_rate)]
+Rate = Annotated[float, PlainValidator(unit_fraction)]
 Labels = Annotated[dict[str, str], PlainValidator(_label_map)]
 Capacity = Annotated[dict[str, str], PlainValidator(_capacity)]
 ControllerName = Annotated[str, PlainValidator(_controller_name)]

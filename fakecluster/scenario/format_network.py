@@ -66,6 +66,8 @@ class NetworkSpec(_Model):
 
     reachable_after: _Duration = 0.0
     syn_retries: Annotated[int, Strict(), Field(ge=0, le=20)] = 6
+    syn_loss: Literal["perPacket", "perConnection"] = "perPacket"
+    """An addition (``docs/scenario-format.md``): ``perConnection`` paths keep a lost first SYN's fate."""
 
 
 class DnsSpec(_Model):

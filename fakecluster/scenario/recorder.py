@@ -42,6 +42,7 @@ class _SlotCacheEntry(NamedTuple):
 _NO_SLOT = SlotFields(None, None, None, None, None)
 _POD_PHASE_EVENTS = {"Running": "Running", "Succeeded": "Succeeded", "Failed": "Failed"}
 _JOB_CONDITIONS = ("Complete", "Failed")
+_ADDED_OR_DELETED = {"ADDED": "Created", "DELETED": "Deleted"}
 
 
 def _job_ready(job: Obj) -> bool:
@@ -147,14 +148,19 @@ class TraceRecorder:
         if len(log) >= 4096:
             self._flush_write_log()
 
-    def _on_pod(self, event: WatchEvent) -> None:
+    def _added_or_deleted(self, event: WatchEvent, kind: str, *, own_name: bool = False) -> bool:
+        """Log the write; an added or deleted object is its ``Created`` or ``Deleted`` moment and nothing
+        more (True), a modified one is for the caller to compare with its old version (False)."""
         self._log_write(event)
+        moment = _ADDED_OR_DELETED.get(event.type)
+        if moment is None:
+            return False
+        self._emit(event.object, kind, moment, own_name=own_name)
+        return True
+
+    def _on_pod(self, event: WatchEvent) -> None:
         pod, old = event.object, event.old
-        if event.type == "ADDED":
-            self._emit(pod, "Pod", "Created")
-            return
-        if event.type == "DELETED":
-            self._emit(pod, "Pod", "Deleted")
+        if self._added_or_deleted(event, "Pod"):
             return
         assert old is not None
         # Copy-on-write: a part of the pod that is the very object it was before has not changed.
@@ -172,13 +178,8 @@ class TraceRecorder:
             self._emit(pod, "Pod", "Ready")
 
     def _on_job(self, event: WatchEvent) -> None:
-        self._log_write(event)
         job, old = event.object, event.old
-        if event.type == "ADDED":
-            self._emit(job, "Job", "Created")
-            return
-        if event.type == "DELETED":
-            self._emit(job, "Job", "Deleted")
+        if self._added_or_deleted(event, "Job"):
             return
         assert old is not None
         if _job_ready(job) and not _job_ready(old):
@@ -193,14 +194,9 @@ class TraceRecorder:
             self._emit(job, "Job", "Resumed")
 
     def _on_workload(self, event: WatchEvent) -> None:
-        self._log_write(event)
         obj, old = event.object, event.old
         kind = self.plugin.kind
-        if event.type == "ADDED":
-            self._emit(obj, kind, "Created", own_name=True)
-            return
-        if event.type == "DELETED":
-            self._emit(obj, kind, "Deleted", own_name=True)
+        if self._added_or_deleted(event, kind, own_name=True):
             return
         assert old is not None
         for cond in (obj.get("status") or {}).get("conditions") or ():

@@ -8,8 +8,10 @@ seed); each ``distribution`` is judged over the runs' measured times.
 
 Figures: ``n``, ``mean``, ``sd`` (population standard deviation), ``min``, ``median`` (mean of the middle
 two for an even count), ``max``, and ``modes``: the sorted times split wherever two neighbours are more
-than ``modeGap`` apart (default 5 s), each mode with its count and range, which is how a bimodal
-"fast runs / +30 s SYN-retransmission runs" shape shows up as two modes.
+than ``modeGap`` apart (default 5 s), each mode with its count, range and median, which is how a bimodal
+"fast runs / runs that waited one 30 s connect timeout" shape shows up as two modes; and the slow-mode
+offset, the slowest mode's median minus the fastest mode's (0 with one mode), which says how far above
+the fast runs the slow ones sit whatever the base time.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class Mode:
     count: int
     low: float
     high: float
+    median: float
 
     def __str__(self) -> str:
         span = (
@@ -64,6 +67,11 @@ class Figures:
     max: float
     modes: tuple[Mode, ...]
 
+    @property
+    def slow_mode_offset(self) -> float:
+        """The slowest mode's median minus the fastest mode's; 0 with one mode."""
+        return self.modes[-1].median - self.modes[0].median
+
     def value(self, name: str) -> float:
         return float(getattr(self, name))
 
@@ -72,8 +80,10 @@ class Figures:
             "n": self.n,
             **{k: round(self.value(k), 6) for k in ("mean", "sd", "min", "median", "max")},
             "modes": [
-                {"count": m.count, "min": round(m.low, 6), "max": round(m.high, 6)} for m in self.modes
+                {"count": m.count, "min": round(m.low, 6), "max": round(m.high, 6),
+                 "median": round(m.median, 6)} for m in self.modes
             ],
+            "slowModeOffset": round(self.slow_mode_offset, 6),
         }
 
     def line(self) -> str:
@@ -84,6 +94,7 @@ class Figures:
             ", ".join(parts)
             + f"; {len(self.modes)} mode{'s' if len(self.modes) != 1 else ''}: "
             + "; ".join(str(m) for m in self.modes)
+            + (f"; slow mode +{format_seconds(self.slow_mode_offset)}" if len(self.modes) > 1 else "")
         )
 
 
@@ -93,7 +104,7 @@ def figures(values: Sequence[float], mode_gap: float) -> Figures:
     start = 0
     for i in range(1, len(ordered) + 1):
         if i == len(ordered) or ordered[i] - ordered[i - 1] > mode_gap:
-            modes.append(Mode(i - start, ordered[start], ordered[i - 1]))
+            modes.append(Mode(i - start, ordered[start], ordered[i - 1], statistics.median(ordered[start:i])))
             start = i
     return Figures(
         n=len(ordered),
@@ -260,6 +271,11 @@ def judge_distribution(index: int, spec: Distribution, values: dict[int, float |
             modes = "; ".join(str(m) for m in result.figures.modes)
             gap = format_seconds(spec.mode_gap)
             result.failures.append(f"{head}: {n_modes} mode(s) ({modes}), expected {want} (modeGap {gap})")
+    if spec.slow_mode_offset is not None:
+        problem = _bound_problem(result.figures.slow_mode_offset, spec.slow_mode_offset, format_seconds)
+        if problem:
+            modes = "; ".join(str(m) for m in result.figures.modes)
+            result.failures.append(f"{head}: slow mode offset {problem} (modes: {modes})")
     if spec.slow is not None:
         fraction = sum(1 for v in measured if v > spec.slow.above) / len(measured)
         result.slow_fraction = fraction

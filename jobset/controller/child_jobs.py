@@ -11,7 +11,6 @@ in name order; the ReplicatedJob loops follow spec order.
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass, field
 
 from fakecluster.api.objects import Obj, clone
@@ -19,12 +18,12 @@ from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.conditions import StatusUpdate
 from jobset.controller.errors import ReconcileError
 from jobset.controller.failure_policy import get_job_restarts
+from jobset.controller.job_facts import FactsOf, atoi, derive
 from jobset.controller.spec import (
     dns_hostnames_enabled,
     failure_policy,
     get_subdomain,
     group_name,
-    job_suspended,
     jobset_suspended,
     labels_of,
     replicas,
@@ -35,7 +34,6 @@ from jobset.controller.spec import (
 )
 from jobset.controller.volume_claim_policy import add_volumes
 
-_GO_INT = re.compile(r"^[+-]?[0-9]+$")
 _COUNTERS = ("ready", "succeeded", "failed", "active", "suspended")
 
 
@@ -57,40 +55,26 @@ class ChildJobs:
         }
 
 
-def atoi(value: str | None) -> int:
-    """``strconv.Atoi``, with its error text (a missing label parses as ``""``)."""
-    text = value if value is not None else ""
-    if not _GO_INT.match(text):
-        raise ReconcileError(f'strconv.Atoi: parsing "{text}": invalid syntax')
-    return int(text)
-
-
-def job_finished(job: Obj) -> tuple[bool, str]:
-    """``JobFinished``: the first ``Complete``/``Failed`` condition with status True, if any."""
-    for cond in (job.get("status") or {}).get("conditions") or ():
-        if cond.get("type") in ("Complete", "Failed") and cond.get("status") == "True":
-            return True, cond["type"]
-    return False, ""
-
-
-def get_child_jobs(js: Obj, jobs: list[Obj], *, restart_job: bool = False) -> ChildJobs:
+def get_child_jobs(js: Obj, jobs: list[Obj], *, restart_job: bool = False,
+                   facts: FactsOf = derive) -> ChildJobs:
     """``getChildJobs`` after the List: classify the owned Jobs (``pkg/controllers/jobset_controller.go``).
 
     A Job whose ``restart-attempt`` label is below ``status.restarts`` belongs to a previous run; with the
     RestartJob gate, so does one whose ``job-restart-attempt`` is below its index's ``jobRestarts``. An
-    unparsable label aborts the reconcile, exactly as upstream (the Job is never deleted).
+    unparsable label aborts the reconcile, exactly as upstream (the Job is never deleted). ``facts``: how
+    each Job's labels and conditions are read (:mod:`jobset.controller.job_facts`).
     """
     owned = ChildJobs()
     current_restarts = restarts(js)
     for job in jobs:
-        labels = labels_of(job)
-        if atoi(labels.get(api.RESTARTS_KEY)) < current_restarts:
+        job_facts = facts(job)
+        if job_facts.restart_attempt_value() < current_restarts:
             owned.previous.append(job)
             continue
         if restart_job and _previous_individual_attempt(js, job):
             owned.previous.append(job)
             continue
-        _, finished_type = job_finished(job)
+        finished_type = job_facts.finished
         if finished_type == "Failed":
             owned.failed.append(job)
         elif finished_type == "Complete":
@@ -118,7 +102,8 @@ def _previous_individual_attempt(js: Obj, job: Obj) -> bool:
     return individual < targets[job_index]
 
 
-def calculate_replicated_job_statuses(js: Obj, owned: ChildJobs, *, restart_job: bool = False) -> list[Obj]:
+def calculate_replicated_job_statuses(js: Obj, owned: ChildJobs, *, restart_job: bool = False,
+                                      facts: FactsOf = derive) -> list[Obj]:
     """``calculateReplicatedJobStatuses``: one entry per spec ReplicatedJob, counting current-run Jobs.
 
     ``ready`` counts unfinished Jobs whose ``succeeded + ready`` pods reach ``min(parallelism,
@@ -128,31 +113,22 @@ def calculate_replicated_job_statuses(js: Obj, owned: ChildJobs, *, restart_job:
     counts: dict[str, dict[str, int]] = {
         r.get("name", ""): dict.fromkeys(_COUNTERS, 0) for r in replicated_jobs(js)
     }
-
-    def bucket(job: Obj) -> dict[str, int] | None:
-        name = labels_of(job).get(api.REPLICATED_JOB_NAME_KEY)
-        return counts.get(name) if name else None
-
     for job in owned.active:
-        entry = bucket(job)
+        job_facts = facts(job)
+        name = job_facts.replicated_job
+        entry = counts.get(name) if name else None
         if entry is None:
             continue
-        spec = job.get("spec") or {}
-        status = job.get("status") or {}
-        pods = spec.get("parallelism")
-        pods = 1 if pods is None else int(pods)
-        completions = spec.get("completions")
-        if completions is not None and int(completions) < pods:
-            pods = int(completions)
-        if int(status.get("succeeded") or 0) + int(status.get("ready") or 0) >= pods:
+        if job_facts.ready:
             entry["ready"] += 1
-        if int(status.get("active") or 0) > 0:
+        if job_facts.active:
             entry["active"] += 1
-        if job_suspended(job):
+        if job_facts.suspended:
             entry["suspended"] += 1
     for group, counter in ((owned.successful, "succeeded"), (owned.failed, "failed")):
         for job in group:
-            entry = bucket(job)
+            name = facts(job).replicated_job
+            entry = counts.get(name) if name else None
             if entry is not None:
                 entry[counter] += 1
     existing = {s.get("name"): s for s in status_of(js).get("replicatedJobsStatus") or ()}

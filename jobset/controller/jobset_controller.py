@@ -33,6 +33,7 @@ from jobset.controller.depends_on import dependency_reached_status
 from jobset.controller.errors import ReconcileError, join_errors
 from jobset.controller.events import EVENT_TYPE_WARNING, EventRecorder
 from jobset.controller.failure_policy import execute_failure_policy
+from jobset.controller.job_facts import JobFactsCache
 from jobset.controller.service import create_headless_svc_if_necessary
 from jobset.controller.spec import (
     count,
@@ -80,6 +81,8 @@ class JobSetController:
         self.clock = clock
         self.gates = gates
         self.recorder = EventRecorder(client, clock)
+        self.job_facts = JobFactsCache()
+        """What each reconcile reads of a child Job, per Job version (:mod:`jobset.controller.job_facts`)."""
         self.controller = Controller(clock, "jobset-controller", self.reconcile, latency=latency)
         client.watch(api.KIND, self._on_jobset)
         client.watch("Job", self._on_owned)
@@ -99,6 +102,7 @@ class JobSetController:
         """Drop queued work and the client's informer cache, if it has one: used to emulate a controller
         crash before a restart (the process's memory, cache included, is gone)."""
         self.controller.stop()
+        self.job_facts.clear()
         stop_client = getattr(self.client, "stop", None)
         if callable(stop_client):
             stop_client()
@@ -143,8 +147,8 @@ class JobSetController:
         if managed_by_external_controller(js) is not None:
             return None
         restart_job = self.restart_job_enabled
-        owned = get_child_jobs(js, self._list_child_jobs(js), restart_job=restart_job)
-        statuses = calculate_replicated_job_statuses(js, owned, restart_job=restart_job)
+        owned = get_child_jobs(js, self._list_child_jobs(js), restart_job=restart_job, facts=self.job_facts)
+        statuses = calculate_replicated_job_statuses(js, owned, restart_job=restart_job, facts=self.job_facts)
         update_replicated_jobs_statuses(js, statuses, opts)
         if jobset_finished(js):
             self.delete_jobs(owned.active)
@@ -171,7 +175,7 @@ class JobSetController:
         if jobset_suspended(js):
             suspend_jobs(self.client, js, owned.active, opts)
         else:
-            resume_jobs_if_necessary(self.client, js, owned.active, statuses, opts)
+            resume_jobs_if_necessary(self.client, js, owned.active, statuses, opts, facts=self.job_facts)
         # restartStrategy InPlaceRestart (alpha, gate InPlaceRestart) is not emulated: upstream only logs
         # when the gate is off, and with it on would reconcile pod restart attempts here.
         return None
@@ -180,17 +184,10 @@ class JobSetController:
         """The owner-UID field index (``.metadata.controller``): Jobs whose *controller* reference is this
         JobSet's UID with the JobSet apiVersion and kind. Sorted by name, as the server lists them."""
         uid = js["metadata"]["uid"]
-        jobs = []
-        for job in self.client.list("Job", js["metadata"].get("namespace", ""), owner_uid=uid):
-            ref = controller_of(job)
-            if (
-                ref is not None
-                and ref.get("uid") == uid
-                and ref.get("kind") == api.KIND
-                and ref.get("apiVersion") == api.API_VERSION
-            ):
-                jobs.append(job)
-        return jobs
+        owner = (uid, api.KIND, api.API_VERSION)
+        facts = self.job_facts
+        return [job for job in self.client.list("Job", js["metadata"].get("namespace", ""), owner_uid=uid)
+                if facts(job).controller == owner]
 
     def _update_jobset_status(self, js: Obj, opts: StatusUpdate) -> None:
         """``updateJobSetStatus``: one status write, then the queued events in order."""

@@ -25,6 +25,7 @@ from jobset.controller.conditions import (
     set_jobset_suspended_condition,
 )
 from jobset.controller.depends_on import dependency_reached_status
+from jobset.controller.job_facts import FactsOf, JobFacts, derive
 from jobset.controller.spec import (
     find_replicated_job_status,
     job_suspended,
@@ -51,16 +52,20 @@ def suspend_jobs(client: Client, js: Obj, active: list[Obj], opts: StatusUpdate)
 
 
 def resume_jobs_if_necessary(
-    client: Client, js: Obj, active: list[Obj], statuses: list[Obj], opts: StatusUpdate
+    client: Client, js: Obj, active: list[Obj], statuses: list[Obj], opts: StatusUpdate,
+    *, facts: FactsOf = derive,
 ) -> None:
-    """``resumeJobsIfNecessary``: resume suspended active Jobs in spec order, then ``Suspended=False``."""
+    """``resumeJobsIfNecessary``: resume suspended active Jobs in spec order, then ``Suspended=False``.
+    ``facts``: how each Job's labels and suspension are read (:mod:`jobset.controller.job_facts`)."""
     templates = {
         rjob.get("name", ""): (rjob.get("template") or {}).get("spec", {}).get("template") or {}
         for rjob in replicated_jobs(js)
     }
-    by_rjob: dict[str, list[Obj]] = {}
+    by_rjob: dict[str, list[JobFacts]] = {}
     for job in active:
-        by_rjob.setdefault(labels_of(job).get(api.REPLICATED_JOB_NAME_KEY, ""), []).append(job)
+        job_facts = facts(job)
+        name = job_facts.replicated_job
+        by_rjob.setdefault("" if name is None else name, []).append(job_facts)
     in_order = in_order_startup_policy(spec_of(js).get("startupPolicy"))
     rjob_replicas: dict[str, int] = {}
     for rjob in replicated_jobs(js):
@@ -71,9 +76,9 @@ def resume_jobs_if_necessary(
             continue
         if in_order and all_replicas_started(replicas(rjob), status):
             continue
-        for job in by_rjob.get(name, ()):
-            if job_suspended(job):
-                resume_job(client, job, templates)
+        for job_facts in by_rjob.get(name, ()):
+            if job_facts.suspended:
+                resume_job(client, job_facts.job, templates)
         if in_order:
             set_in_order_startup_policy_in_progress_condition(js, opts)
             return

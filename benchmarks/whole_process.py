@@ -1,0 +1,110 @@
+"""Whole-process scale benchmark: each case is one fresh ``python benchmarks/scale.py`` process, timed
+from outside (interpreter start, imports, the run, and everything after it, garbage collection and exit
+included), as a user running ``fakecluster run`` pays it.
+
+Run on demand (never in CI): ``python benchmarks/whole_process.py [--runs 3] [--cases 10k 100k ...]``.
+Prints, per case, the median (and min-max) wall seconds of ``--runs`` runs, user+sys CPU seconds,
+pods per wall second, wall microseconds per pod and the peak resident set size (the largest of the
+runs, from ``wait4``'s rusage). Cases (driver-first JobSets, InOrder, a driver Job and worker Jobs):
+
+==========  =======  ============  ==========================================================
+case        pods     pods per Job  what it measures
+==========  =======  ============  ==========================================================
+1k          1,000    500           the small end of the linearity check
+10k         10,000   500           the headline figure
+100k        100,000  500           the large end; memory
+20k-201     20,000   100           201 Jobs: per-Job costs (JobSet reconcile walking its Jobs)
+10k-conn    10,000   500           every worker runs a connect program (DNS, TCP, EndpointSlices)
+10k-inv     10,000   500           the headline case with the invariants checked, as scenario runs do
+==========  =======  ============  ==========================================================
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+SCALE = Path(__file__).with_name("scale.py")
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    pods: int
+    pods_per_job: int
+    extra: tuple[str, ...] = ()
+
+    @property
+    def jobs(self) -> int:
+        return max(self.pods // self.pods_per_job, 1) + 1
+
+
+CASES = {
+    c.name: c
+    for c in (
+        Case("1k", 1_000, 500),
+        Case("10k", 10_000, 500),
+        Case("100k", 100_000, 500),
+        Case("20k-201", 20_000, 100),
+        Case("10k-conn", 10_000, 500, ("--variant", "connect")),
+        Case("10k-inv", 10_000, 500, ("--invariants",)),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Sample:
+    wall: float
+    cpu: float
+    max_rss_kib: int
+    ok: bool
+
+
+def run_once(case: Case) -> Sample:
+    """One process; its wall time from fork to reaping, CPU and peak RSS from ``wait4``."""
+    argv = [sys.executable, str(SCALE), "--sizes", str(case.pods), "--pods-per-job", str(case.pods_per_job),
+            *case.extra]
+    started = time.perf_counter()  # a benchmark harness outside any simulated run: real time is the point
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert proc.stdout is not None
+    output = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    ok = proc.returncode == 0 and b" ok" in output
+    if not ok:
+        sys.stderr.write(output.decode(errors="replace"))
+    return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, ok)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3, help="runs per case (the median is reported)")
+    parser.add_argument("--cases", nargs="+", choices=list(CASES),
+                        default=["1k", "10k", "20k-201", "10k-conn", "10k-inv", "100k"])
+    args = parser.parse_args()
+    print(f"{'case':>9} {'pods':>7} {'jobs':>5} {'wall s (min-max)':>22} {'cpu s':>7} {'pods/s':>8} "
+          f"{'us/pod':>7} {'peak RSS':>9}  result")
+    for name in args.cases:
+        case = CASES[name]
+        samples = [run_once(case) for _ in range(args.runs)]
+        walls = [s.wall for s in samples]
+        wall = statistics.median(walls)
+        cpu = statistics.median(s.cpu for s in samples)
+        rss = max(s.max_rss_kib for s in samples) / 1024
+        result = "ok" if all(s.ok for s in samples) else "FAILED"
+        print(f"{name:>9} {case.pods:>7} {case.jobs:>5} {wall:>8.2f} ({min(walls):.2f}-{max(walls):.2f}) "
+              f"{cpu:>7.2f} {case.pods / wall:>8.0f} {wall / case.pods * 1e6:>7.1f} {rss:>7.0f}MB  {result}",
+              flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
