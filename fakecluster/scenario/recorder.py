@@ -16,6 +16,7 @@ from typing import NamedTuple
 from fakecluster.api.objects import Obj, condition_true
 from fakecluster.api.watch import WatchEvent
 from fakecluster.cluster import Cluster
+from fakecluster.scenario.ordinals import PodOrdinals
 from fakecluster.scenario.trace import TraceEvent
 from fakecluster.workload_plugin import Slot, WorkloadPlugin
 
@@ -62,15 +63,20 @@ def _pod_ready(pod: Obj) -> bool:
 class TraceRecorder:
     """Collects the trace, the workload's Events and the write-log digest of one run."""
 
-    def __init__(self, cluster: Cluster, plugin: WorkloadPlugin) -> None:
+    def __init__(self, cluster: Cluster, plugin: WorkloadPlugin, ordinals: PodOrdinals | None = None) -> None:
         self.cluster = cluster
         self.plugin = plugin
+        self.ordinals = ordinals if ordinals is not None else PodOrdinals(plugin)
+        """NonIndexed pods' ordinals: their ``pod_index`` in the trace (:mod:`.ordinals`)."""
         self.trace: list[TraceEvent] = []
         self.events: list[Obj] = []
         self._event_index: dict[str, int] = {}
         self.job_events: list[Obj] = []
         """Events regarding Jobs (the Job controller's), in creation order, each its latest version."""
         self._job_event_index: dict[str, int] = {}
+        self.pod_events: list[Obj] = []
+        """Events regarding Pods (the kubelet's and the scheduler's, when the cluster records them)."""
+        self._pod_event_index: dict[str, int] = {}
         self._writes = hashlib.sha256()
         self._write_log: list[str] = []
         """Lines not hashed yet: hashing in batches costs a fraction of one ``update`` per write."""
@@ -121,10 +127,18 @@ class TraceRecorder:
         if hit is not None:
             cached_labels, cached_kind, fields = hit  # unpacked: cheaper than three attribute reads
             if cached_labels is labels and cached_kind == kind:
-                return fields
+                return fields if fields[3] is not None or kind != "Pod" else self._with_ordinal(obj, fields)
         fields = _slot_fields(self.plugin.slot_of(obj))
         self._slots[id(labels)] = _SlotCacheEntry(labels, kind, fields)
-        return fields
+        return fields if fields[3] is not None or kind != "Pod" else self._with_ordinal(obj, fields)
+
+    def _with_ordinal(self, pod: Obj, fields: SlotFields) -> SlotFields:
+        """A workload pod without a completion index (NonIndexed Job) is placed by its ordinal; the
+        cache above is per labels object, so the ordinal (per pod) is looked up after it."""
+        if fields.replicated_job is None:
+            return fields
+        ordinal = self.ordinals.ordinal(pod)
+        return fields if ordinal is None else fields._replace(pod_index=ordinal)
 
     def _log_write(self, event: WatchEvent) -> None:
         meta = event.object["metadata"]
@@ -222,6 +236,8 @@ class TraceRecorder:
             events, index = self.events, self._event_index
         elif kind == "Job":
             events, index = self.job_events, self._job_event_index
+        elif kind == "Pod":
+            events, index = self.pod_events, self._pod_event_index
         else:
             return
         name = obj["metadata"]["name"]
