@@ -31,6 +31,7 @@ from fakecluster.api.objects import Obj
 from fakecluster.client.protocol import Client
 from fakecluster.clock import Clock
 from fakecluster.controllers.job.events import JobEventRecorder
+from fakecluster.kubelet.pod_worker import go_seconds
 
 if TYPE_CHECKING:
     from fakecluster.kubelet.pod_worker import ContainerRun, PodWorker
@@ -40,21 +41,6 @@ __all__ = ["COMPONENT", "KubeletEvents", "go_seconds"]
 COMPONENT = "kubelet"
 NORMAL, WARNING = "Normal", "Warning"
 _PROBE_NAMES = {"startup": "Startup", "readiness": "Readiness", "liveness": "Liveness"}
-
-
-def go_seconds(seconds: float) -> str:
-    """A duration as Go's ``time.Duration.String`` prints it (``0s``, ``1.5s``, ``2m0s``, ``1h0m30s``)."""
-    if seconds <= 0:
-        return "0s"
-    whole = int(seconds)
-    fraction = f"{seconds - whole:.9f}".rstrip("0").rstrip(".")[1:] if seconds != whole else ""
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}h{minutes}m{secs}{fraction}s"
-    if minutes:
-        return f"{minutes}m{secs}{fraction}s"
-    return f"{secs}{fraction}s"
 
 
 class KubeletEvents:

@@ -14,7 +14,7 @@ one contract: reading this file top to bottom should read like the format docume
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -665,22 +665,22 @@ class StateCheck(_Model):
 STATE_KEYS = ("jobset", "jobsets", "count", *OBJECT_CHECK_KINDS)
 
 
-def _job_ref(value: object) -> str:
-    """``job:`` is a Job's name, or a job reference ``[<jobset>/]<replicatedJob>[<jobIndex>]``."""
-    if not isinstance(value, str) or not value:
-        raise ValueError(f"expected a Job name or a job reference such as 'workers[0]', got {value!r}")
-    if "[" in value:
-        parse_job_ref(value)
-    return value
+def _ref_or_name(parse: Callable[[str], object], expected: str) -> Callable[[object], str]:
+    """A validator of ``job:``/``pod:``: an object's name, or (with a ``[``) a reference ``parse`` reads
+    (``[<jobset>/]<replicatedJob>[<jobIndex>]`` for a Job, ``...[<jobIndex>/<podIndex>]`` for a pod)."""
+
+    def check(value: object) -> str:
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"expected {expected}, got {value!r}")
+        if "[" in value:
+            parse(value)
+        return value
+
+    return check
 
 
-def _pod_ref_or_name(value: object) -> str:
-    """``pod:`` is a pod reference ``[<jobset>/]<replicatedJob>[<jobIndex>/<podIndex>]`` or a pod's name."""
-    if not isinstance(value, str) or not value:
-        raise ValueError(f"expected a pod reference such as 'workers[0/1]' or a pod name, got {value!r}")
-    if "[" in value:
-        parse_pod_ref(value)
-    return value
+_job_ref = _ref_or_name(parse_job_ref, "a Job name or a job reference such as 'workers[0]'")
+_pod_ref_or_name = _ref_or_name(parse_pod_ref, "a pod reference such as 'workers[0/1]' or a pod name")
 
 
 def _event_count(value: object, path: str) -> None:
