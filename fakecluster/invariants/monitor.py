@@ -148,11 +148,15 @@ class InvariantMonitor:
 
     # ------------------------------------------------------------------ reporting
     def _reporter(self, invariant: Invariant) -> Report:
+        """The reporter holds what it writes to, not the monitor, which holds it: no reference cycle
+        outlives a run (a finished run is freed by reference counting, ``Cluster.close``)."""
+        name, counts, violations, view = invariant.name, self._counts, self.violations, self.view
+
         def report(message: str) -> None:
-            count = self._counts.get(invariant.name, 0)
-            self._counts[invariant.name] = count + 1
+            count = counts.get(name, 0)
+            counts[name] = count + 1
             if count < MAX_VIOLATIONS_PER_INVARIANT:
-                self.violations.append(Violation(invariant.name, self.view.now, message))
+                violations.append(Violation(name, view.now, message))
 
         return report
 
