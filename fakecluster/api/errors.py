@@ -197,7 +197,7 @@ class NotFound(ApiError):
     CODE = 404
 
     def __init__(self, plural: str, group: str, name: str) -> None:
-        super().__init__(404, "NotFound", f'{_resource(plural, group)} "{name}" not found')
+        super().__init__(self.CODE, self.REASON, f'{_resource(plural, group)} "{name}" not found')
 
 
 class AlreadyExists(ApiError):
@@ -207,7 +207,7 @@ class AlreadyExists(ApiError):
     CODE = 409
 
     def __init__(self, plural: str, group: str, name: str) -> None:
-        super().__init__(409, "AlreadyExists", f'{_resource(plural, group)} "{name}" already exists')
+        super().__init__(self.CODE, self.REASON, f'{_resource(plural, group)} "{name}" already exists')
 
 
 class Conflict(ApiError):
@@ -220,9 +220,8 @@ class Conflict(ApiError):
         detail = detail or (
             "the object has been modified; please apply your changes to the latest version and try again"
         )
-        super().__init__(
-            409, "Conflict", f'Operation cannot be fulfilled on {_resource(plural, group)} "{name}": {detail}'
-        )
+        message = f'Operation cannot be fulfilled on {_resource(plural, group)} "{name}": {detail}'
+        super().__init__(self.CODE, self.REASON, message)
 
 
 class Invalid(ApiError):
@@ -234,7 +233,7 @@ class Invalid(ApiError):
     def __init__(self, kind: str, group: str, name: str, causes: list[FieldError]) -> None:
         qualified = f"{kind}.{group}" if group else kind
         body = str(causes[0]) if len(causes) == 1 else "[" + ", ".join(str(c) for c in causes) + "]"
-        super().__init__(422, "Invalid", f'{qualified} "{name}" is invalid: {body}', list(causes))
+        super().__init__(self.CODE, self.REASON, f'{qualified} "{name}" is invalid: {body}', list(causes))
 
 
 class BadRequest(_MessageError):
@@ -258,8 +257,8 @@ class MethodNotAllowed(ApiError):
     CODE = 405
 
     def __init__(self, plural: str, group: str, action: str) -> None:
-        super().__init__(405, "MethodNotAllowed", f"{action} is not supported on resources of kind "
-                                                  f'"{_resource(plural, group)}"')
+        super().__init__(self.CODE, self.REASON,
+                         f'{action} is not supported on resources of kind "{_resource(plural, group)}"')
 
 
 class Gone(_MessageError):
