@@ -380,3 +380,4 @@ def test_a_bad_endpoint_is_caught_whatever_its_position_and_the_shared_ones_pass
             cluster.client().update_donated({**first, "endpoints": endpoints})
         ok = {"head": [_endpoint(8), *shared], "tail": [*shared, _endpoint(8)], "all": [_endpoint(8)]}[where]
         assert len(cluster.client().update_donated({**first, "endpoints": ok})["endpoints"]) == len(ok)
+

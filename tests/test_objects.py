@@ -151,3 +151,13 @@ def test_conditions() -> None:
     assert not condition_true(obj, "Ready")
     assert not condition_true({}, "Ready")
     assert not condition_true({"status": None}, "Ready")
+
+
+def test_shared_ends_counts_identical_items_from_both_ends_without_overlap() -> None:
+    """The identity diff the schema check and the DNS server share (``fakecluster.api.objects``)."""
+    a, b, c, d = ({"i": i} for i in range(4))
+    assert shared_ends([a, b, c], [a, {"i": 1}, c]) == (1, 1)  # equal but not the same object: changed
+    assert shared_ends([a, b, c], [a, b, d, c]) == (2, 1)  # one inserted
+    assert shared_ends([a, b, c], [a, c]) == (1, 1)  # one removed
+    assert shared_ends([a, a], [a, a, a]) == (2, 0)  # never counted twice
+    assert shared_ends([], [a]) == (0, 0)

@@ -7,6 +7,9 @@ Typed pydantic views (:mod:`fakecluster.api`) are built at the edges where code 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from itertools import compress, count
+from operator import is_not
 from typing import Any
 
 Obj = dict[str, Any]
@@ -105,3 +108,15 @@ def disruption_target(reason: str, message: str) -> Obj:
     its ``lastTransitionTime`` is set by :func:`update_pod_condition`."""
     return {"type": "DisruptionTarget", "status": "True", "lastProbeTime": None,
             "reason": reason, "message": message}
+
+
+def shared_ends(old: Sequence[Any], new: Sequence[Any]) -> tuple[int, int]:
+    """How many leading and trailing items ``new`` shares with ``old`` *by identity* (never overlapping).
+
+    A new version of a copy-on-write list (an EndpointSlice's endpoints) keeps every unchanged item
+    object and usually adds, removes or replaces one, so what changed is ``old[head:len(old) - tail]``
+    -> ``new[head:len(new) - tail]``; both scans run at C speed."""
+    shorter = min(len(old), len(new))
+    head = next(compress(count(), map(is_not, old, new)), shorter)
+    tail = next(compress(count(), map(is_not, reversed(old), reversed(new))), shorter)
+    return head, min(tail, shorter - head)

@@ -8,12 +8,10 @@ the rules for what a write may change (``PrepareForCreate``, ``PrepareForUpdate`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import compress, count
-from operator import is_not
 from typing import TYPE_CHECKING, Any
 
 from fakecluster.api.errors import FieldError
-from fakecluster.api.objects import Obj
+from fakecluster.api.objects import Obj, shared_ends
 from fakecluster.api.validation import partial_model, validate_model
 
 if TYPE_CHECKING:
@@ -191,10 +189,7 @@ class ResourceType:
             items, before = obj.get(name), stored.get(name)
             if not isinstance(items, list) or not isinstance(before, list) or not before or not items:
                 continue
-            shorter = min(len(items), len(before))
-            head = next(compress(count(), map(is_not, items, before)), shorter)
-            tail = next(compress(count(), map(is_not, reversed(items), reversed(before))), shorter)
-            tail = min(tail, shorter - head)
+            head, tail = shared_ends(before, items)
             if head or tail:
                 if trimmed is None:
                     trimmed = dict(obj)

@@ -20,11 +20,9 @@ plus the concatenation of the few slices that hold the name.
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import compress, count
-from operator import is_not
 from typing import TYPE_CHECKING
 
-from fakecluster.api.objects import Obj
+from fakecluster.api.objects import Obj, shared_ends
 from fakecluster.api.watch import WatchEvent
 from fakecluster.network.config import DnsConfig
 
@@ -96,10 +94,7 @@ class DnsServer:
         endpoints: list[Obj] = [] if etype == "DELETED" or not service else slice_obj.get("endpoints") or []
         # A new slice version shares every unchanged endpoint object with the previous one, and a change
         # is usually one endpoint added, removed or replaced: skip the common head and tail by identity.
-        shorter = min(len(old_list), len(endpoints))
-        lo = next(compress(count(), map(is_not, old_list, endpoints)), shorter)
-        same_tail = next(compress(count(), map(is_not, reversed(old_list), reversed(endpoints))), shorter)
-        same_tail = min(same_tail, shorter - lo)
+        lo, same_tail = shared_ends(old_list, endpoints)
         old_end, new_end = len(old_list) - same_tail, len(endpoints) - same_tail
         for i in range(lo, old_end):
             self._unindex(seq, _uid(old_list[i], i), old_list[i], service_fqdn)
