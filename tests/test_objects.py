@@ -15,6 +15,7 @@ from fakecluster.api.objects import (
     labels_of,
     merge_patch,
     owner_reference,
+    shared_ends,
 )
 
 
