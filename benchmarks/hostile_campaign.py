@@ -52,7 +52,13 @@ HOSTILE_SNIPPETS = [
 ]  # fmt: skip
 
 
-def _inline(data: Any, source: Path) -> Any:
+# inline_refs, value_paths and set_at are what tests/test_hostile_fuzz.py and tests/test_hostile_apiserver.py
+# mutate with too (their bounded sample of this campaign).
+
+
+def inline_refs(data: Any, source: Path) -> Any:
+    """Replace ``{file: ...}`` manifests by their content, so a mutant can live in a temporary folder."""
+
     def read(item: Any) -> Any:
         if isinstance(item, dict) and set(item) == {"file"}:
             return yaml.safe_load((source.parent / item["file"]).read_text())
@@ -66,21 +72,23 @@ def _inline(data: Any, source: Path) -> Any:
     return data
 
 
-def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+def value_paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """The path (keys and indexes) of every value in a JSON tree, the root's ``()`` first."""
     out = [prefix]
     if isinstance(node, dict):
         for key in node:
-            out += _paths(node[key], (*prefix, key))
+            out += value_paths(node[key], (*prefix, key))
     elif isinstance(node, list):
         for i, item in enumerate(node):
-            out += _paths(item, (*prefix, i))
+            out += value_paths(item, (*prefix, i))
     return out
 
 
-def _set(node: Any, path: tuple[Any, ...], value: Any) -> Any:
+def set_at(node: Any, path: tuple[Any, ...], value: Any) -> Any:
+    """``node`` with the value at ``path`` replaced by ``value`` (in place; a root path returns ``value``)."""
     if not path:
         return value
-    node[path[0]] = _set(node[path[0]], path[1:], value)
+    node[path[0]] = set_at(node[path[0]], path[1:], value)
     return node
 
 
@@ -89,11 +97,11 @@ def mutants(count: int, rng: random.Random) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     while len(out) < count:
         source = library[len(out) % len(library)]
-        data = _inline(yaml.safe_load(source.read_text()), source)
+        data = inline_refs(yaml.safe_load(source.read_text()), source)
         operator = rng.choice(["value", "value", "snippet", "cut"])
         if operator == "value":
-            path = rng.choice(_paths(data)[1:])
-            text = yaml.safe_dump(_set(data, path, rng.choice(HOSTILE_VALUES)), allow_unicode=True)
+            path = rng.choice(value_paths(data)[1:])
+            text = yaml.safe_dump(set_at(data, path, rng.choice(HOSTILE_VALUES)), allow_unicode=True)
         else:
             text = yaml.safe_dump(data, allow_unicode=True)
             at = rng.randrange(len(text) + 1)
@@ -173,7 +181,7 @@ def _valid_objects() -> list[dict[str, Any]]:
     template: dict[str, Any] = {"metadata": {"labels": {"app": "a"}},
                 "spec": {"restartPolicy": "Never", "containers": [container]}}  # fmt: skip
     library = ROOT / "scenarios" / "driver-first" / "spark-driver-first.yaml"
-    jobset = _inline(yaml.safe_load(library.read_text()), library).get("jobset")
+    jobset = inline_refs(yaml.safe_load(library.read_text()), library).get("jobset")
     objects = [
         {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "new", "namespace": "default"},
          "spec": {"nodeName": "node", "terminationGracePeriodSeconds": 30, **template["spec"]}},
@@ -191,8 +199,8 @@ VALID = _valid_objects()
 def _mutated(rng: random.Random) -> Any:
     body = json.loads(json.dumps(rng.choice(VALID)))
     for _ in range(rng.randrange(1, 3)):
-        path = rng.choice(_paths(body)[1:])
-        body = _set(body, path, _json_value(rng))
+        path = rng.choice(value_paths(body)[1:])
+        body = set_at(body, path, _json_value(rng))
     return body
 
 

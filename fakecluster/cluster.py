@@ -16,6 +16,7 @@ from typing import Any
 from fakecluster.apiserver.builtin import register_builtin
 from fakecluster.apiserver.server import ApiServer
 from fakecluster.client.conflicts import CONTROLLER_USERS, ConflictInjectingClient, FaultStats
+from fakecluster.client.events import EventRecorder
 from fakecluster.client.informer import Informer, InformerClient
 from fakecluster.client.internal import InternalClient
 from fakecluster.client.local import LocalClient
@@ -29,6 +30,7 @@ from fakecluster.controllers.job.job_controller import JobController
 from fakecluster.controllers.node_lifecycle import NodeLifecycleController
 from fakecluster.controllers.podgc import PodGC
 from fakecluster.controllers.ttl_after_finished import TTLAfterFinishedController
+from fakecluster.kubelet.events import KubeletEvents
 from fakecluster.kubelet.kubelet import Kubelet
 from fakecluster.kubelet.pod_timings import BehaviourResolver, default_behaviour
 from fakecluster.network import DnsConfig, Network, NetworkConfig
@@ -80,6 +82,9 @@ class ClusterConfig:
     shuffle_ties: int | None = None
     """``cluster.shuffleTies``: the seed of a :class:`~fakecluster.clock.TieShufflingClock` (same-instant
     events in a seeded random order), combined with the cluster's seed; None keeps the plain clock."""
+    pod_events: bool = False
+    """Record the kubelet's and the scheduler's Events about pods (:mod:`fakecluster.kubelet.events`);
+    off by default: they would be most of a large run's writes."""
 
 
 class Cluster:
@@ -99,9 +104,17 @@ class Cluster:
         register_builtin(self.server)
         self.server.resource("EndpointSlice").rng = self.rng("apiserver/endpointslices")
         pod_control_events = self.rng("apiserver/job-pod-control-events")
-        self.server.resource("Event").rng_for = (
-            lambda obj: pod_control_events if obj.get("reason") in POD_CONTROL_REASONS
-            and (obj.get("regarding") or {}).get("kind") == "Job" else None)
+        pod_events = self.rng("apiserver/pod-events")
+
+        def event_rng(obj: Any) -> random.Random | None:
+            """Events added after the first recorded runs draw their uids from streams of their own, so
+            they shift no other object's uid or generated name."""
+            kind = (obj.get("regarding") or {}).get("kind")
+            if kind == "Pod":
+                return pod_events
+            return pod_control_events if kind == "Job" and obj.get("reason") in POD_CONTROL_REASONS else None
+
+        self.server.resource("Event").rng_for = event_rng
         self.gc = GarbageCollector(self.clock, self.server, latency=self.config.gc_latency)
         for pool in self.config.nodes:
             self._add_pool(pool)
@@ -112,6 +125,11 @@ class Cluster:
         self.client("coredns").watch("EndpointSlice", self.network.dns.watch)
         self.kubelet = Kubelet(self.client("system:node"), self.clock, self.rng("kubelet"),
                                behaviour=config.behaviour, network=self.network)
+        if config.pod_events:
+            self.kubelet.events = KubeletEvents(self.client("system:node"), self.clock)
+            self.scheduler.events = EventRecorder(self.client("system:kube-scheduler"), self.clock,
+                                                  reporting_controller="default-scheduler",
+                                                  hostname="fakecluster-control-plane")
         self.job_controller = JobController(self.client(job_controller.COMPONENT), self.clock,
                                             latency=config.job_controller_latency)
         self.node_lifecycle = NodeLifecycleController(

@@ -28,8 +28,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from fakecluster import wallclock_freeze as wallclock
+from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj, clone
-from fakecluster.apiserver.errors import ApiError
 from fakecluster.client import Client
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool, dismantle
 from fakecluster.network import DnsConfig, NetworkConfig
@@ -39,6 +39,7 @@ from fakecluster.scenario.durations import format_duration, parse_duration
 from fakecluster.scenario.errors import ScenarioError
 from fakecluster.scenario.loader import problems_from_validation, validate_action, validate_milestone
 from fakecluster.scenario.milestones import Milestone, parse_milestone
+from fakecluster.scenario.ordinals import PodOrdinals
 from fakecluster.scenario.pod_behaviour import PodBehaviour
 from fakecluster.scenario.programs import JobSetNetwork, jobset_network
 from fakecluster.scenario.recorder import TraceRecorder
@@ -99,6 +100,7 @@ def cluster_config(spec: fmt.ClusterSpec, behaviour: PodBehaviour) -> ClusterCon
         network=network_config(spec),
         dns=dns_config(spec),
         shuffle_ties=spec.shuffle_seed(),
+        pod_events=bool(spec.pod_events),
     )
     if spec.nodes is not None:
         config.nodes = [
@@ -187,9 +189,13 @@ class FakeCluster:
         ``after_install`` runs once the workload is installed (the run's budget), ``observe`` once the
         recorder watches (a report's extra observer)."""
         self = cls.__new__(cls)
+        spec = scenario.cluster
+        if spec.pod_events is None and any(e.events is not None and e.events.about_pods
+                                           for e in scenario.expect):
+            spec = spec.model_copy(update={"pod_events": True})  # asked about pod Events: record them
         self._start(
             scenario.seed,
-            scenario.cluster,
+            spec,
             scenario.pods,
             plugin,
             shapes=shapes,
@@ -227,7 +233,11 @@ class FakeCluster:
         self.namespaces: dict[str, str] = {} if namespaces is None else namespaces
         self.networks: dict[str, JobSetNetwork] = {} if networks is None else networks
         """Per workload: what a pod rule's ``program`` targets are templated from (format 1.1)."""
-        self.behaviour = PodBehaviour(rules, plugin, self.networks)
+        self.generated: dict[str, str] = {}
+        """A workload created by ``generateName`` -> its name (actions may name it by the prefix)."""
+        self.ordinals = PodOrdinals(plugin)
+        """NonIndexed pods' ordinals, shared by the pods rules, the trace, actions and assertions."""
+        self.behaviour = PodBehaviour(rules, plugin, self.networks, self.ordinals)
         with running():
             try:
                 self.cluster = Cluster(seed, cluster_config(spec, self.behaviour))
@@ -247,7 +257,7 @@ class FakeCluster:
                 raise ScenarioError(str(err), field_path="cluster.featureGates") from None
             if after_install is not None:
                 after_install(self.cluster)
-            self.recorder = TraceRecorder(self.cluster, plugin)
+            self.recorder = TraceRecorder(self.cluster, plugin, self.ordinals)
             if observe is not None:
                 observe(self.cluster, plugin)
             self.actions = ActionPlayer(
@@ -258,6 +268,7 @@ class FakeCluster:
                 path=source or Path("FakeCluster"),
                 shapes=self.shapes,
                 namespaces=self.namespaces,
+                generated=self.generated,
             )
 
     def _progress(self, callback: ProgressCallback) -> Callable[[float], None]:
@@ -284,7 +295,7 @@ class FakeCluster:
         """Create a manifest (a dict) or every document of a YAML text; returns what was stored.
 
         Admission runs as on a real API server: a rejected manifest raises
-        :class:`~fakecluster.apiserver.errors.ApiError` (``reason`` ``Invalid``, ``AlreadyExists``, ...).
+        :class:`~fakecluster.api.errors.ApiError` (``reason`` ``Invalid``, ``AlreadyExists``, ...).
         """
         if isinstance(manifest, str):
             return [self._apply_one(copy.deepcopy(doc)) for doc in _documents(manifest)]
@@ -312,6 +323,7 @@ class FakeCluster:
         name = created["metadata"]["name"]
         if key is not None and key != name and key in self.shapes:
             # a generateName workload is known by its prefix until the API server names it
+            self.generated[key] = name
             self.shapes[name] = self.shapes.pop(key)
             self.namespaces[name] = self.namespaces.pop(key)
             del self.networks[key]

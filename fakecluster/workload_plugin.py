@@ -36,6 +36,9 @@ class GroupShape:
 
     replicas: int
     pods_per_job: int
+    indexed: bool = True
+    """``completionMode: Indexed`` (JobSet's default). A NonIndexed group's pods have no completion
+    index; the scenario layer addresses them by ordinal (:mod:`fakecluster.scenario.ordinals`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,7 +69,9 @@ class JobSetWorkload:
             parallelism = job_spec.get("parallelism")
             pods = completions if completions is not None else parallelism if parallelism is not None else 1
             groups[str(rjob.get("name", ""))] = GroupShape(
-                replicas=int(rjob.get("replicas", 1)), pods_per_job=int(pods)
+                replicas=int(rjob.get("replicas", 1)), pods_per_job=int(pods),
+                # the JobSet webhook defaults an unset completionMode to Indexed
+                indexed=job_spec.get("completionMode") != "NonIndexed",
             )
         return name, groups
 

@@ -66,6 +66,13 @@ def raises(fn: Callable[[], Any]) -> ApiError:
     return info.value
 
 
+def invalid(fn: Callable[[], Any]) -> ApiError:
+    """The 422 ``Invalid`` error ``fn`` raises."""
+    err = raises(fn)
+    assert (err.code, err.reason) == (422, "Invalid")
+    return err
+
+
 class Recorder:
     """Every watch event as (type, kind, name, resourceVersion)."""
 

@@ -1,6 +1,6 @@
 """What the whole-cluster tests (``test_kubelet.py``, ``test_eviction.py``, ``test_podgc.py``,
-``test_node_lifecycle.py``) share: running a cluster to an exact virtual time, a sleep-forever pod, and a
-log of every stored pod version with the virtual time it was written."""
+``test_node_lifecycle.py``) share: running a cluster to an exact virtual time, failing a node there, a
+sleep-forever pod, and a log of every stored pod version with the virtual time it was written."""
 
 from __future__ import annotations
 
@@ -18,6 +18,15 @@ def run_to(cluster: Cluster, until: float) -> None:
     """Run every event up to ``until`` and leave the clock there, so an action happens at ``until``."""
     cluster.run(until)
     cluster.clock.advance_to(until)
+
+
+def fail_node_at(cluster: Cluster, when: float, node: str, *objects: Obj) -> None:
+    """Create ``objects``, run to ``when`` and fail ``node`` there (its kubelet stops reporting)."""
+    client = cluster.client()
+    for obj in objects:
+        client.create(obj)
+    run_to(cluster, when)
+    cluster.node_lifecycle.fail_node(node)
 
 
 def make_pod(name: str = "p", node: str | None = None, **spec: Any) -> Obj:
@@ -53,3 +62,7 @@ class PodWrites:
 
     def deleted_at(self, name: str) -> float | None:
         return next((w for w, t, p in self.events if t == "DELETED" and p["metadata"]["name"] == name), None)
+
+    def last_status(self) -> Obj:
+        """The status of the last pod version written before a deletion (the last ``MODIFIED`` one)."""
+        return next(p for _w, t, p in reversed(self.events) if t == "MODIFIED")["status"]

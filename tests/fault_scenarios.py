@@ -1,15 +1,22 @@
 """The scenario the fault tests share: an InOrder JobSet (a driver Job, then two worker Jobs of two pods,
-all succeeding after 60 s), and helpers to write it with extra ``cluster:`` keys or actions and play it."""
+all succeeding after 60 s), helpers to write it with extra ``cluster:`` keys or actions and play it, and a
+hook on the construction of the cluster's parts (to catch the ones a run builds)."""
 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
 
 from fakecluster.api.objects import Obj
 from fakecluster.scenario.loader import load_scenario
 from fakecluster.scenario.runner import ScenarioOutcome, ScenarioRun
 from fakecluster.workload_plugin import load_plugin
+
+T = TypeVar("T")
 
 INORDER = """\
 seed: 7
@@ -94,3 +101,23 @@ def final_jobset_status(run: ScenarioRun) -> Obj:
         {k: v for k, v in c.items() if k != "lastTransitionTime"} for c in status.get("conditions") or ()
     ]
     return status
+
+
+def after_init(monkeypatch: pytest.MonkeyPatch, cls: type[T], hook: Callable[[T], Any]) -> None:
+    """For the rest of the test, call ``hook`` with every new ``cls`` right after its ``__init__``."""
+    original = cls.__init__
+
+    def init(self: T, *args: object, **kwargs: object) -> None:
+        original(self, *args, **kwargs)
+        hook(self)
+
+    monkeypatch.setattr(cls, "__init__", init)
+
+
+def play_collecting(
+    monkeypatch: pytest.MonkeyPatch, cls: type[T], path: Path
+) -> tuple[list[T], ScenarioOutcome, ScenarioRun]:
+    """Play ``path`` (as :func:`play`), collecting every ``cls`` built meanwhile, in order."""
+    built: list[T] = []
+    after_init(monkeypatch, cls, built.append)
+    return built, *play(path)

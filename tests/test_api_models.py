@@ -14,6 +14,7 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
+from scenario_files import jobset_object, rjob_object
 
 from fakecluster.api import (
     Container,
@@ -79,20 +80,7 @@ def upstream_jobsets() -> list[tuple[str, dict[str, Any]]]:
 
 
 def jobset_with_pod_spec(pod_spec: dict[str, Any], **job_spec: Any) -> dict[str, Any]:
-    return {
-        "apiVersion": "jobset.x-k8s.io/v1alpha2",
-        "kind": "JobSet",
-        "metadata": {"name": "js"},
-        "spec": {
-            "replicatedJobs": [
-                {
-                    "name": "workers",
-                    "replicas": 2,
-                    "template": {"spec": {**job_spec, "template": {"spec": pod_spec}}},
-                }
-            ]
-        },
-    }
+    return jobset_object(rjob_object("workers", replicas=2, pod_spec=pod_spec, **job_spec))
 
 
 POD_TEMPLATE_PATH = "spec.replicatedJobs[0].template.spec.template.spec"

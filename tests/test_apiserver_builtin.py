@@ -77,6 +77,16 @@ def test_job_defaults_depending_on_other_fields() -> None:
     assert explicit["spec"]["podReplacementPolicy"] == "Failed"
 
 
+def test_job_defaults_apply_to_updates_too() -> None:
+    """SetDefaults_Job runs on every decoded request: a merge patch dropping parallelism and completions
+    (JobSet's syncJobScaling for a template that sets neither) stores them defaulted, not refused."""
+    _, server = make_server()
+    server.create(job("j", completionMode="Indexed"))
+    patched = server.patch("Job", "default", "j", {"spec": {"parallelism": None, "completions": None}})
+    assert (patched["spec"]["parallelism"], patched["spec"]["completions"]) == (1, 1)
+    assert patched["metadata"]["resourceVersion"]  # stored
+
+
 def test_job_validation_rules() -> None:
     _, server = make_server()
     err = raises(lambda: server.create(job("a", completionMode="Indexed", parallelism=2)))

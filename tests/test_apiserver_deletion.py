@@ -44,13 +44,19 @@ def test_delete_with_finalizers_marks_deleting_until_last_finalizer_goes() -> No
     assert server.get_by_uid(created["metadata"]["uid"]) is None
 
 
-def test_no_new_finalizers_while_deleting() -> None:
+def deleting_widget() -> tuple[ApiServer, Obj]:
+    """A server and its Widget ``w``, deleted but kept by the finalizer ``a``."""
     _, server = make_server()
     body = widget("w")
     body["metadata"]["finalizers"] = ["a"]
     server.create(body)
     deleting = server.delete("Widget", "default", "w")
     assert deleting is not None
+    return server, deleting
+
+
+def test_no_new_finalizers_while_deleting() -> None:
+    server, deleting = deleting_widget()
     err = raises(lambda: server.patch("Widget", "default", "w",
                                       {"metadata": {"finalizers": ["a", "z", "b"]}}))
     assert err.code == 422
@@ -64,12 +70,7 @@ def test_no_new_finalizers_while_deleting() -> None:
 
 
 def test_deletion_timestamp_cannot_be_unset_by_update() -> None:
-    _, server = make_server()
-    body = widget("w")
-    body["metadata"]["finalizers"] = ["a"]
-    server.create(body)
-    deleting = server.delete("Widget", "default", "w")
-    assert deleting is not None
+    server, deleting = deleting_widget()
     attempt = clone(deleting)
     del attempt["metadata"]["deletionTimestamp"]
     attempt["spec"]["size"] = 7

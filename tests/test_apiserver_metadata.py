@@ -4,7 +4,18 @@ and owner-reference validation, the global resourceVersion and generation, as
 
 from __future__ import annotations
 
-from apiserver_harness import NAME_ALPHABET, UUID4, Recorder, job, make_server, pod, raises, rv, widget
+from apiserver_harness import (
+    NAME_ALPHABET,
+    UUID4,
+    Recorder,
+    invalid,
+    job,
+    make_server,
+    pod,
+    raises,
+    rv,
+    widget,
+)
 
 from fakecluster.api.objects import clone
 from fakecluster.apiserver.resources import ResourceType
@@ -84,9 +95,7 @@ def test_create_copies_its_input() -> None:
 
 def test_missing_name_is_invalid() -> None:
     _, server = make_server()
-    err = raises(lambda: server.create({"kind": "Widget", "metadata": {}}))
-    assert err.code == 422
-    assert err.reason == "Invalid"
+    err = invalid(lambda: server.create({"kind": "Widget", "metadata": {}}))
     assert err.message == ('Widget.example.com "" is invalid: metadata.name: Required value: '
                            "name or generateName is required")
 

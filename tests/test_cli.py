@@ -10,41 +10,16 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from scenario_files import ROOT, jobset_manifest, pods_rule, replicated_job, run_cli
 
 LINE = re.compile(r"^(PASS|FAIL)  (\S+)  virtual (\d+\.\d)s  wall (\d+)ms  seed (\d+)$")
 CLOSING = re.compile(r"^(\d+) passed, (\d+) failed$")
 
-MANIFEST = """\
-  apiVersion: jobset.x-k8s.io/v1alpha2
-  kind: JobSet
-  metadata: {name: js}
-  spec:
-    replicatedJobs:
-      - name: w
-        replicas: 2
-        template:
-          spec:
-            parallelism: 2
-            completions: 2
-            template:
-              spec:
-                restartPolicy: Never
-                containers: [{name: c, image: busybox}]
-"""
-PODS = """\
-pods:
-  - match: {}
-    schedule: 1s
-    start: 1s
-    exit: {after: 20s}
-    jitter: 500ms
-"""
+MANIFEST = jobset_manifest(replicated_job(replicas=2, pods=2), indent=2)
+PODS = pods_rule("20s", jitter="500ms")
 GOOD = f"""\
 seed: 11
 {PODS}jobset:
@@ -129,14 +104,7 @@ def test_every_bad_case_differs_from_the_good_base() -> None:
 
 
 def cli(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "fakecluster", "run", *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_cli("run", *args, cwd=cwd, timeout=120)
 
 
 def status_lines(stdout: str) -> list[re.Match[str]]:

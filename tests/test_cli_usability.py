@@ -15,40 +15,23 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from scenario_files import ROOT, jobset_manifest, pods_rule, replicated_job
+from scenario_files import run_cli as cli
 
-ROOT = Path(__file__).resolve().parents[1]
 
-SCENARIO = """\
+def scenario(*, seed: object, tags: str, by: str, pods: int, description: str) -> str:
+    return f"""\
 seed: {seed}
 description: {description}
 tags: {tags}
-pods:
-  - match: {{}}
-    schedule: 1s
-    start: 1s
-    exit: {{after: 10s}}
-    jitter: 500ms
-jobset:
-  apiVersion: jobset.x-k8s.io/v1alpha2
-  kind: JobSet
-  metadata: {{name: js}}
-  spec:
-    replicatedJobs:
-      - name: w
-        replicas: 1
-        template:
-          spec:
-            parallelism: {pods}
-            completions: {pods}
-            template:
-              spec:
-                restartPolicy: Never
-                containers: [{{name: c, image: busybox}}]
-expect:
+{pods_rule(jitter="500ms")}jobset:
+{jobset_manifest(replicated_job(pods=pods), indent=2)}expect:
   - happens: all w pods Running
   - happens: jobset Completed
     by: {by}
 """
+
+
 LINE = re.compile(r"^(PASS|FAIL)  (\S+)  virtual (\d+\.\d)s  wall (\d+)ms  seed (\d+)$")
 
 
@@ -56,15 +39,8 @@ def write(
     path: Path, *, seed: int = 1, tags: str = "[]", by: str = "60s", pods: int = 2, description: str = "a run"
 ) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(SCENARIO.format(seed=seed, tags=tags, by=by, pods=pods, description=description))
+    path.write_text(scenario(seed=seed, tags=tags, by=by, pods=pods, description=description))
     return path
-
-
-def cli(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "fakecluster", *map(str, args)],
-        cwd=cwd, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
 
 
 def runs(stdout: str) -> list[tuple[str, str, int]]:
@@ -180,7 +156,7 @@ def test_validate_lists_every_problem_without_running(tmp_path: Path) -> None:
     good = write(tmp_path / "good.yaml")
     bad = tmp_path / "bad.yaml"
     bad.write_text(
-        SCENARIO.format(seed="x", tags="[]", by="soon", pods=2, description="d")
+        scenario(seed="x", tags="[]", by="soon", pods=2, description="d")
         .replace("schedule: 1s", "schedul: 1s")
         .replace("all w pods Running", "all workers pods Running")
     )
@@ -196,7 +172,7 @@ def test_validate_lists_every_problem_without_running(tmp_path: Path) -> None:
     assert "PASS" not in result.stdout  # nothing was played
     only_workload = cli("validate", tmp_path / "wl.yaml")
     assert only_workload.returncode == 1
-    (tmp_path / "wl.yaml").write_text(SCENARIO.format(seed=1, tags="[]", by="1m", pods=2, description="d")
+    (tmp_path / "wl.yaml").write_text(scenario(seed=1, tags="[]", by="1m", pods=2, description="d")
                                       .replace("all w pods", "all workers pods"))  # fmt: skip
     names = cli("validate", tmp_path / "wl.yaml")
     assert "expect[0].happens: no replicated job 'workers'" in names.stdout and names.returncode == 1

@@ -8,17 +8,19 @@ from datetime import UTC, datetime
 from fakecluster.clock import EPOCH, Clock, parse_rfc3339, rfc3339
 
 
-def _recorder(clock: Clock, log: list[tuple[float, str]]) -> Callable[[str], None]:
+def _recording_clock() -> tuple[Clock, list[tuple[float, str]], Callable[[str], None]]:
+    """A new clock, a log, and a callback that logs (the clock's time, its label)."""
+    clock = Clock()
+    log: list[tuple[float, str]] = []
+
     def record(label: str) -> None:
         log.append((clock.now, label))
 
-    return record
+    return clock, log, record
 
 
 def test_equal_times_run_in_scheduling_order() -> None:
-    clock = Clock()
-    log: list[tuple[float, str]] = []
-    record = _recorder(clock, log)
+    clock, log, record = _recording_clock()
     clock.call_at(2.0, record, "a")
     clock.call_at(1.0, record, "first")
     clock.call_at(2.0, record, "b")
@@ -28,9 +30,7 @@ def test_equal_times_run_in_scheduling_order() -> None:
 
 
 def test_event_scheduled_during_callback_at_same_instant_runs_after_queued_peers() -> None:
-    clock = Clock()
-    log: list[tuple[float, str]] = []
-    record = _recorder(clock, log)
+    clock, log, record = _recording_clock()
 
     def spawn() -> None:
         record("spawn")
@@ -46,9 +46,7 @@ def test_event_scheduled_during_callback_at_same_instant_runs_after_queued_peers
 
 
 def test_call_at_in_the_past_runs_now_not_before() -> None:
-    clock = Clock()
-    log: list[tuple[float, str]] = []
-    record = _recorder(clock, log)
+    clock, log, record = _recording_clock()
 
     def late() -> None:
         clock.call_at(1.0, record, "past")
@@ -61,9 +59,7 @@ def test_call_at_in_the_past_runs_now_not_before() -> None:
 
 
 def test_cancel_skips_callback_and_pending_counts_only_live_timers() -> None:
-    clock = Clock()
-    log: list[tuple[float, str]] = []
-    record = _recorder(clock, log)
+    clock, log, record = _recording_clock()
     t1 = clock.call_at(1.0, record, "cancelled")
     clock.call_at(2.0, record, "kept")
     assert clock.pending() == 2
@@ -76,9 +72,7 @@ def test_cancel_skips_callback_and_pending_counts_only_live_timers() -> None:
 
 
 def test_cancel_from_inside_a_callback_at_the_same_instant() -> None:
-    clock = Clock()
-    log: list[tuple[float, str]] = []
-    record = _recorder(clock, log)
+    clock, log, record = _recording_clock()
     victim = clock.call_at(1.0, record, "victim")
     clock.call_at(0.5, victim.cancel)
     clock.run(10)
@@ -87,9 +81,7 @@ def test_cancel_from_inside_a_callback_at_the_same_instant() -> None:
 
 
 def test_run_until_is_inclusive_and_reports_remaining_work() -> None:
-    clock = Clock()
-    log: list[tuple[float, str]] = []
-    record = _recorder(clock, log)
+    clock, log, record = _recording_clock()
     clock.call_at(5.0, record, "at-limit")
     clock.call_at(5.000001, record, "just-after")
     assert clock.run(5.0) is True
@@ -138,9 +130,7 @@ def test_on_advance_reports_forward_moves_only() -> None:
 
 
 def test_stop_returns_after_current_event() -> None:
-    clock = Clock()
-    log: list[tuple[float, str]] = []
-    record = _recorder(clock, log)
+    clock, log, record = _recording_clock()
 
     def stopper() -> None:
         record("stopper")
@@ -182,9 +172,7 @@ def test_rfc3339_round_trip() -> None:
 
 def test_identical_schedules_produce_identical_traces() -> None:
     def trace() -> list[tuple[float, str]]:
-        clock = Clock()
-        log: list[tuple[float, str]] = []
-        record = _recorder(clock, log)
+        clock, log, record = _recording_clock()
 
         def fan_out(n: int) -> None:
             record(f"fan{n}")

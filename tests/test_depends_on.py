@@ -32,6 +32,8 @@ def _st(name: str, ready: int = 0, succeeded: int = 0, failed: int = 0, active: 
 
 BOTH_COMPLETE = _rjob(TRAINER, (MODEL, "Complete"), (DATASET, "Complete"))
 BOTH_READY = _rjob(TRAINER, (MODEL, "Ready"), (DATASET, "Ready"))
+TWO_EACH = {MODEL: 2, DATASET: 2, TRAINER: 1}  # replicas of each ReplicatedJob
+THREE_EACH = {MODEL: 3, DATASET: 3, TRAINER: 1}
 
 CASES = [
     pytest.param(_rjob(MODEL), {MODEL: 1}, [], True, id="ReplicatedJob doesn't have any dependencies"),
@@ -45,48 +47,21 @@ CASES = [
     pytest.param(
         _rjob(TRAINER, (MODEL, "Complete")), {MODEL: 1, TRAINER: 1}, None, False, id="rJobStatuses is nil"
     ),
-    pytest.param(
-        BOTH_COMPLETE,
-        {MODEL: 2, DATASET: 2, TRAINER: 1},
-        [_st(MODEL, succeeded=2), _st(DATASET, succeeded=2)],
-        True,
-        id="depends on ReplicatedJob reaches complete status",
-    ),
-    pytest.param(
-        BOTH_COMPLETE,
-        {MODEL: 2, DATASET: 2, TRAINER: 1},
-        [_st(MODEL, ready=1, succeeded=1), _st(DATASET, succeeded=2)],
-        False,
-        id="one depends on ReplicatedJob doesn't reach complete status",
-    ),
-    pytest.param(
-        BOTH_COMPLETE,
-        {MODEL: 2, DATASET: 2, TRAINER: 1},
-        [_st(MODEL, ready=1, succeeded=1), _st(DATASET, ready=1, succeeded=1)],
-        False,
-        id="two depends on ReplicatedJob doesn't reach complete status",
-    ),
-    pytest.param(
-        BOTH_READY,
-        {MODEL: 3, DATASET: 3, TRAINER: 1},
-        [_st(MODEL, ready=1, succeeded=1, failed=1), _st(DATASET, ready=1, succeeded=1, failed=1)],
-        True,
-        id="depends on ReplicatedJob reaches ready status",
-    ),
-    pytest.param(
-        BOTH_READY,
-        {MODEL: 3, DATASET: 3, TRAINER: 1},
-        [_st(MODEL, ready=2, active=1), _st(DATASET, ready=1, succeeded=1, failed=1)],
-        False,
-        id="one depends on ReplicatedJob doesn't reach ready status",
-    ),
-    pytest.param(
-        BOTH_READY,
-        {MODEL: 3, DATASET: 3, TRAINER: 1},
-        [_st(MODEL, ready=2, active=1), _st(DATASET, ready=2, active=1)],
-        False,
-        id="two depends on ReplicatedJobs doesn't reach ready status",
-    ),
+    pytest.param(BOTH_COMPLETE, TWO_EACH, [_st(MODEL, succeeded=2), _st(DATASET, succeeded=2)], True,
+                 id="depends on ReplicatedJob reaches complete status"),
+    pytest.param(BOTH_COMPLETE, TWO_EACH, [_st(MODEL, ready=1, succeeded=1), _st(DATASET, succeeded=2)],
+                 False, id="one depends on ReplicatedJob doesn't reach complete status"),
+    pytest.param(BOTH_COMPLETE, TWO_EACH,
+                 [_st(MODEL, ready=1, succeeded=1), _st(DATASET, ready=1, succeeded=1)], False,
+                 id="two depends on ReplicatedJob doesn't reach complete status"),
+    pytest.param(BOTH_READY, THREE_EACH,
+                 [_st(MODEL, ready=1, succeeded=1, failed=1), _st(DATASET, ready=1, succeeded=1, failed=1)],
+                 True, id="depends on ReplicatedJob reaches ready status"),
+    pytest.param(BOTH_READY, THREE_EACH,
+                 [_st(MODEL, ready=2, active=1), _st(DATASET, ready=1, succeeded=1, failed=1)], False,
+                 id="one depends on ReplicatedJob doesn't reach ready status"),
+    pytest.param(BOTH_READY, THREE_EACH, [_st(MODEL, ready=2, active=1), _st(DATASET, ready=2, active=1)],
+                 False, id="two depends on ReplicatedJobs doesn't reach ready status"),
     pytest.param(
         _rjob(TRAINER, (MODEL, "Ready")),
         {TRAINER: 1},
@@ -101,7 +76,7 @@ CASES = [
         False,
         id="Complete ignores ready Jobs",
     ),
-]
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("rjob", "rjob_replicas", "statuses", "expected"), CASES)

@@ -10,6 +10,7 @@ from typing import Any
 
 from fakecluster.api.objects import Obj
 from fakecluster.api.watch import WatchEvent
+from fakecluster.client.internal import InternalClient
 from fakecluster.cluster import Cluster, ClusterConfig
 from fakecluster.controllers.endpointslice import (
     CONTROLLER_NAME,
@@ -106,12 +107,18 @@ def test_one_running_pod_is_one_ready_endpoint() -> None:
     }]
 
 
-def test_not_ready_pod_is_listed_not_ready_unless_publish_not_ready_addresses() -> None:
-    cluster = make_cluster(PodTimings(ready=100.0))
+def plain_and_published(timings: PodTimings) -> tuple[Cluster, InternalClient]:
+    """Pod ``p`` behind two Services, ``plain`` and ``published`` (``publishNotReadyAddresses``)."""
+    cluster = make_cluster(timings)
     client = cluster.client()
     client.create(service("plain", selector={"app": "a"}))
     client.create(service("published", selector={"app": "a"}, publishNotReadyAddresses=True))
     client.create(pod("p"))
+    return cluster, client
+
+
+def test_not_ready_pod_is_listed_not_ready_unless_publish_not_ready_addresses() -> None:
+    cluster, _ = plain_and_published(PodTimings(ready=100.0))
     cluster.run(5)
     [plain] = slices(cluster, "plain")
     [published] = slices(cluster, "published")
@@ -140,11 +147,7 @@ def test_pod_without_ip_or_finished_is_not_listed() -> None:
 def test_terminating_pod_stays_listed_as_terminating() -> None:
     """Terminating endpoints (GA 1.26): ``serving`` follows readiness, ``ready`` is false unless
     ``publishNotReadyAddresses``."""
-    cluster = make_cluster(PodTimings(terminate=10.0))
-    client = cluster.client()
-    client.create(service("plain", selector={"app": "a"}))
-    client.create(service("published", selector={"app": "a"}, publishNotReadyAddresses=True))
-    client.create(pod("p"))
+    cluster, client = plain_and_published(PodTimings(terminate=10.0))
     cluster.run(2)
     client.delete("Pod", NS, "p")
     cluster.run(5)
@@ -184,13 +187,19 @@ def test_selector_decides_membership_and_label_change_moves_pod() -> None:
     assert slices(cluster)[0]["endpoints"] == []
 
 
-def test_many_pods_fill_slices_of_at_most_100_oldest_first() -> None:
-    """``TestReconcileManyPods``: 250 pods → slices of 100, 100 and 50."""
-    cluster = make_cluster()
+def behind_a_service(count: int, timings: PodTimings | None = None) -> tuple[Cluster, InternalClient]:
+    """Pods ``p-000``, ``p-001``, ... behind one Service, all created at 0 s."""
+    cluster = make_cluster(timings)
     client = cluster.client()
     client.create(service(selector={"app": "a"}))
-    for i in range(250):
+    for i in range(count):
         client.create(pod(f"p-{i:03d}"))
+    return cluster, client
+
+
+def test_many_pods_fill_slices_of_at_most_100_oldest_first() -> None:
+    """``TestReconcileManyPods``: 250 pods → slices of 100, 100 and 50."""
+    cluster, _ = behind_a_service(250)
     cluster.run(5)
     found = slices(cluster)
     assert sorted(len(s["endpoints"]) for s in found) == [50, 100, 100]
@@ -204,11 +213,7 @@ def test_many_pods_fill_slices_of_at_most_100_oldest_first() -> None:
 
 def test_a_pod_change_rewrites_only_the_slice_that_lists_it() -> None:
     """Incremental: a readiness change of one pod among 250 is one slice update, not three."""
-    cluster = make_cluster(PodTimings(ready=100.0))
-    client = cluster.client()
-    client.create(service(selector={"app": "a"}))
-    for i in range(250):
-        client.create(pod(f"p-{i:03d}"))
+    cluster, client = behind_a_service(250, PodTimings(ready=100.0))
     cluster.run(5)
     writes = SliceWrites(cluster)
     client.delete("Pod", NS, "p-007", grace_period_seconds=0)

@@ -125,13 +125,23 @@ def test_controller_clients_pass_evictions_through() -> None:
     assert get_condition(cluster.client().get("Pod", NS, "p"), "DisruptionTarget") is not None
 
 
-def test_job_replaces_an_evicted_pod_and_counts_the_failure() -> None:
+def remove_its_pod_at_10s(job: Obj, *, evict: bool) -> tuple[Cluster, Obj]:
+    """Job ``job`` (one pod, 5 s to terminate) whose pod is evicted, or deleted, at 10 s; and that pod."""
     cluster = make_cluster(PodTimings(terminate=5))
     api = cluster.client()
-    api.create(make_job())
+    api.create(job)
     run_to(cluster, 10)
     [victim] = job_pods(cluster)
-    api.evict(NS, victim["metadata"]["name"])
+    if evict:
+        api.evict(NS, victim["metadata"]["name"])
+    else:
+        api.delete("Pod", NS, victim["metadata"]["name"])
+    return cluster, victim
+
+
+def test_job_replaces_an_evicted_pod_and_counts_the_failure() -> None:
+    cluster, victim = remove_its_pod_at_10s(make_job(), evict=True)
+    api = cluster.client()
     run_to(cluster, 11)  # TerminatingOrFailed: the terminating pod counts at once (1 s pod-event batching)
     status = api.get("Job", NS, "j")["status"]
     assert (status.get("failed"), status.get("terminating")) == (1, 1)
@@ -152,12 +162,8 @@ def pod_failure_policy_job(name: str = "j") -> Obj:
 
 
 def test_pod_failure_policy_ignores_an_evicted_pod() -> None:
-    cluster = make_cluster(PodTimings(terminate=5))
+    cluster, victim = remove_its_pod_at_10s(pod_failure_policy_job(), evict=True)
     api = cluster.client()
-    api.create(pod_failure_policy_job())
-    run_to(cluster, 10)
-    [victim] = job_pods(cluster)
-    api.evict(NS, victim["metadata"]["name"])
     run_to(cluster, 14)  # podFailurePolicy: a terminating pod is neither counted nor replaced
     assert len(job_pods(cluster)) == 1
     run_to(cluster, 30)
@@ -171,12 +177,8 @@ def test_pod_failure_policy_ignores_an_evicted_pod() -> None:
 
 def test_a_plain_delete_under_the_same_policy_fails_the_job() -> None:
     """The control for the test above: without the eviction's condition the failure counts."""
-    cluster = make_cluster(PodTimings(terminate=5))
+    cluster, _ = remove_its_pod_at_10s(pod_failure_policy_job(), evict=False)
     api = cluster.client()
-    api.create(pod_failure_policy_job())
-    run_to(cluster, 10)
-    [victim] = job_pods(cluster)
-    api.delete("Pod", NS, victim["metadata"]["name"])
     run_to(cluster, 30)
     status = api.get("Job", NS, "j")["status"]
     assert status.get("failed") == 1

@@ -116,38 +116,14 @@ def _rule(
         pytest.param(_rule([], [RJ1]), RJ2, BACKOFF, "", False, id="other parent, all reasons"),
         pytest.param(_rule([BACKOFF], [RJ1]), RJ2, BACKOFF, "", False, id="other parent, matching reason"),
         pytest.param(_rule([BACKOFF], [RJ1]), RJ2, DEADLINE, "", False, id="other parent, other reason"),
-        pytest.param(
-            _rule(patterns=["^job failed because.*"]),
-            RJ1,
-            "",
-            "job failed because of a bug",
-            True,
-            id="matches the message pattern",
-        ),
-        pytest.param(
-            _rule(patterns=["^job failed because.*"]),
-            RJ1,
-            "",
-            "another error message",
-            False,
-            id="does not match the message pattern",
-        ),
-        pytest.param(
-            _rule([BACKOFF], patterns=[".*bug.*"]),
-            RJ1,
-            BACKOFF,
-            "job failed because of a bug",
-            True,
-            id="matches both reason and message pattern",
-        ),
-        pytest.param(
-            _rule([BACKOFF], patterns=[".*bug.*"]),
-            RJ1,
-            BACKOFF,
-            "job failed due to something else",
-            False,
-            id="matches reason but not message pattern",
-        ),
+        pytest.param(_rule(patterns=["^job failed because.*"]), RJ1, "", "job failed because of a bug", True,
+                     id="matches the message pattern"),
+        pytest.param(_rule(patterns=["^job failed because.*"]), RJ1, "", "another error message", False,
+                     id="does not match the message pattern"),
+        pytest.param(_rule([BACKOFF], patterns=[".*bug.*"]), RJ1, BACKOFF, "job failed because of a bug",
+                     True, id="matches both reason and message pattern"),
+        pytest.param(_rule([BACKOFF], patterns=[".*bug.*"]), RJ1, BACKOFF, "job failed due to something else",
+                     False, id="matches reason but not message pattern"),
         pytest.param(_rule(patterns=["bug"]), RJ1, "", "a bug here", True, id="pattern search is unanchored"),
         pytest.param(
             _rule(patterns=["(", "bug"]), RJ1, "", "a bug here", True, id="invalid pattern is skipped"
@@ -232,116 +208,46 @@ def _rjs(restarts: list[int], counted: list[int]) -> list[Obj]:
     ]
 
 
+def _at_max() -> Obj:
+    """A JobSet status at its limit of two restarts, one of them a counted Job restart (each case mutates
+    its own copy)."""
+    return {"restarts": 1, "restartsCountTowardsMax": 1, "replicatedJobsStatus": _rjs([1], [1])}
+
+
+# (RestartJob gate, JobSet, failed Job, matched rule, action, status after, conditions after)
 APPLY_CASES = [
-    pytest.param(
-        False,
-        jobset({}),
-        FAILED,
-        None,
-        "FailJobSet",
-        {"terminalState": "Failed"},
-        [("Failed", "True", "FailJobSetFailurePolicyAction")],
-        id="FailJobSet",
+    pytest.param(False, jobset({}), FAILED, None, "FailJobSet", {"terminalState": "Failed"},
+                 [("Failed", "True", "FailJobSetFailurePolicyAction")], id="FailJobSet"),
+    pytest.param(True, jobset({"maxRestarts": 5}, {"restarts": 1, "restartsCountTowardsMax": 1}), FAILED,
+                 None, "RestartJobSet", {"restarts": 2, "restartsCountTowardsMax": 2},
+                 [("RestartingJobSet", "True", "DefaultFailurePolicy")], id="RestartJobSet under max"),
+    pytest.param(True, jobset({"maxRestarts": 5}, {"restarts": 1, "restartsCountTowardsMax": 1}), FAILED,
+                 {"name": "Rule1", "action": "RestartJobSet"}, "RestartJobSet",
+                 {"restarts": 2, "restartsCountTowardsMax": 2},
+                 [("RestartingJobSet", "True", "FailurePolicy_Rule1")], id="RestartJobSet with rule reason"),
+    pytest.param(True, jobset({"maxRestarts": 2}, {"restarts": 2, "restartsCountTowardsMax": 2}), FAILED,
+                 None, "RestartJobSet",
+                 {"restarts": 2, "restartsCountTowardsMax": 2, "terminalState": "Failed"},
+                 [("Failed", "True", "ReachedMaxRestarts")], id="RestartJobSet at max fails"),
+    pytest.param(True, jobset({"maxRestarts": 1}, {"restarts": 1, "restartsCountTowardsMax": 1}), FAILED,
+                 None, "RestartJobSetAndIgnoreMaxRestarts", {"restarts": 2, "restartsCountTowardsMax": 1},
+                 [("RestartingJobSet", "True", "DefaultFailurePolicy")], id="IgnoreMaxRestarts not counted"),
+    pytest.param(True, jobset({"maxRestarts": 5}, {"replicatedJobsStatus": _rjs([0], [0])}, {"rjob": 1}),
+                 FAILED_WITH_LABELS, None, "RestartJob", {"replicatedJobsStatus": _rjs([1], [1])}, [],
+                 id="RestartJob under max"),
+    *(
+        pytest.param(True, jobset({"maxRestarts": 2}, _at_max(), {"rjob": 1}), FAILED_WITH_LABELS, None,
+                     action, {**_at_max(), "terminalState": "Failed"},
+                     [("Failed", "True", "ReachedMaxRestarts")], id=name)
+        for action, name in [
+            ("RestartJob", "RestartJob at max"),
+            ("RestartJobSet", "RestartJobSet counts individual restarts with the gate"),
+        ]
     ),
-    pytest.param(
-        True,
-        jobset({"maxRestarts": 5}, {"restarts": 1, "restartsCountTowardsMax": 1}),
-        FAILED,
-        None,
-        "RestartJobSet",
-        {"restarts": 2, "restartsCountTowardsMax": 2},
-        [("RestartingJobSet", "True", "DefaultFailurePolicy")],
-        id="RestartJobSet under max",
-    ),
-    pytest.param(
-        True,
-        jobset({"maxRestarts": 5}, {"restarts": 1, "restartsCountTowardsMax": 1}),
-        FAILED,
-        {"name": "Rule1", "action": "RestartJobSet"},
-        "RestartJobSet",
-        {"restarts": 2, "restartsCountTowardsMax": 2},
-        [("RestartingJobSet", "True", "FailurePolicy_Rule1")],
-        id="RestartJobSet with rule reason",
-    ),
-    pytest.param(
-        True,
-        jobset({"maxRestarts": 2}, {"restarts": 2, "restartsCountTowardsMax": 2}),
-        FAILED,
-        None,
-        "RestartJobSet",
-        {"restarts": 2, "restartsCountTowardsMax": 2, "terminalState": "Failed"},
-        [("Failed", "True", "ReachedMaxRestarts")],
-        id="RestartJobSet at max fails",
-    ),
-    pytest.param(
-        True,
-        jobset({"maxRestarts": 1}, {"restarts": 1, "restartsCountTowardsMax": 1}),
-        FAILED,
-        None,
-        "RestartJobSetAndIgnoreMaxRestarts",
-        {"restarts": 2, "restartsCountTowardsMax": 1},
-        [("RestartingJobSet", "True", "DefaultFailurePolicy")],
-        id="IgnoreMaxRestarts not counted",
-    ),
-    pytest.param(
-        True,
-        jobset({"maxRestarts": 5}, {"replicatedJobsStatus": _rjs([0], [0])}, {"rjob": 1}),
-        FAILED_WITH_LABELS,
-        None,
-        "RestartJob",
-        {"replicatedJobsStatus": _rjs([1], [1])},
-        [],
-        id="RestartJob under max",
-    ),
-    pytest.param(
-        True,
-        jobset(
-            {"maxRestarts": 2},
-            {"restarts": 1, "restartsCountTowardsMax": 1, "replicatedJobsStatus": _rjs([1], [1])},
-            {"rjob": 1},
-        ),
-        FAILED_WITH_LABELS,
-        None,
-        "RestartJob",
-        {
-            "restarts": 1,
-            "restartsCountTowardsMax": 1,
-            "replicatedJobsStatus": _rjs([1], [1]),
-            "terminalState": "Failed",
-        },
-        [("Failed", "True", "ReachedMaxRestarts")],
-        id="RestartJob at max",
-    ),
-    pytest.param(
-        True,
-        jobset(
-            {"maxRestarts": 2},
-            {"restarts": 1, "restartsCountTowardsMax": 1, "replicatedJobsStatus": _rjs([1], [1])},
-            {"rjob": 1},
-        ),
-        FAILED_WITH_LABELS,
-        None,
-        "RestartJobSet",
-        {
-            "restarts": 1,
-            "restartsCountTowardsMax": 1,
-            "replicatedJobsStatus": _rjs([1], [1]),
-            "terminalState": "Failed",
-        },
-        [("Failed", "True", "ReachedMaxRestarts")],
-        id="RestartJobSet counts individual restarts with the gate",
-    ),
-    pytest.param(
-        True,
-        jobset({"maxRestarts": 1}, {"replicatedJobsStatus": _rjs([1], [0])}, {"rjob": 1}),
-        FAILED_WITH_LABELS,
-        None,
-        "RestartJobAndIgnoreMaxRestarts",
-        {"replicatedJobsStatus": _rjs([2], [0])},
-        [],
-        id="RestartJobAndIgnoreMaxRestarts",
-    ),
-]
+    pytest.param(True, jobset({"maxRestarts": 1}, {"replicatedJobsStatus": _rjs([1], [0])}, {"rjob": 1}),
+                 FAILED_WITH_LABELS, None, "RestartJobAndIgnoreMaxRestarts",
+                 {"replicatedJobsStatus": _rjs([2], [0])}, [], id="RestartJobAndIgnoreMaxRestarts"),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(

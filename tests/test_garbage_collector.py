@@ -105,6 +105,17 @@ def test_background_leaves_running_pods_terminating_gracefully() -> None:
 # -------------------------------------------------------------------------------------- Foreground
 
 
+def held_in_the_foreground() -> tuple[Clock, ApiServer]:
+    """Widget ``owner`` deleted in the foreground and waiting (the GC has run) for its dependent ``held``,
+    which the finalizer ``example.com/hold`` keeps."""
+    clock, server = make_server()
+    owner = widget(server, "owner")
+    widget(server, "held", owner, finalizers=["example.com/hold"])
+    server.delete("Widget", "default", "owner", propagation_policy="Foreground")
+    clock.run(FOREVER)
+    return clock, server
+
+
 def test_foreground_owner_waits_for_blocking_dependents() -> None:
     clock, server = make_server()
     owner = widget(server, "owner")
@@ -135,11 +146,7 @@ def test_foreground_owner_does_not_wait_for_non_blocking_dependents() -> None:
 
 
 def test_foreground_waits_for_dependent_finalizers() -> None:
-    clock, server = make_server()
-    owner = widget(server, "owner")
-    widget(server, "held", owner, finalizers=["example.com/hold"])
-    server.delete("Widget", "default", "owner", propagation_policy="Foreground")
-    clock.run(FOREVER)
+    clock, server = held_in_the_foreground()
     assert exists(server, "Widget", "owner")
     assert current(server, "Widget", "held")["metadata"]["deletionTimestamp"] is not None
     server.patch("Widget", "default", "held", {"metadata": {"finalizers": None}})
@@ -181,11 +188,7 @@ def test_foreground_cascades_through_a_job_to_its_pods() -> None:
 
 
 def test_foreground_owner_released_by_its_dependent_is_removed() -> None:
-    clock, server = make_server()
-    owner = widget(server, "owner")
-    widget(server, "held", owner, finalizers=["example.com/hold"])
-    server.delete("Widget", "default", "owner", propagation_policy="Foreground")
-    clock.run(FOREVER)
+    clock, server = held_in_the_foreground()
     assert exists(server, "Widget", "owner")
     # Released, though still deleting: the owner no longer waits for it.
     server.patch("Widget", "default", "held", {"metadata": {"ownerReferences": None}})
@@ -195,11 +198,7 @@ def test_foreground_owner_released_by_its_dependent_is_removed() -> None:
 
 
 def test_foreground_owner_notified_when_the_final_write_also_drops_the_reference() -> None:
-    clock, server = make_server()
-    owner = widget(server, "owner")
-    widget(server, "held", owner, finalizers=["example.com/hold"])
-    server.delete("Widget", "default", "owner", propagation_policy="Foreground")
-    clock.run(FOREVER)
+    clock, server = held_in_the_foreground()
     server.patch("Widget", "default", "held", {"metadata": {"ownerReferences": None, "finalizers": None}})
     assert not exists(server, "Widget", "held")
     clock.run(FOREVER)

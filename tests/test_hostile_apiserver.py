@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from benchmarks.hostile_campaign import value_paths
 from fakecluster.api.errors import ApiError
 from fakecluster.apiserver.metadata_checks import MAX_GRACE_PERIOD_SECONDS
 from fakecluster.apiserver.server import ApiServer
@@ -63,22 +64,11 @@ VALID = [
 ]  # fmt: skip
 
 
-def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(node, dict):
-        for key in node:
-            out += _paths(node[key], (*prefix, key))
-    elif isinstance(node, list):
-        for i, item in enumerate(node):
-            out += _paths(item, (*prefix, i))
-    return out
-
-
 @st.composite
 def mutated_valid(draw: st.DrawFn) -> Any:
     """A valid object with one value replaced: reaches the strategies and webhooks behind the schema."""
     body = json.loads(json.dumps(draw(st.sampled_from(VALID))))
-    path = draw(st.sampled_from(_paths(body)[1:]))
+    path = draw(st.sampled_from(value_paths(body)[1:]))
     node = body
     for part in path[:-1]:
         node = node[part]

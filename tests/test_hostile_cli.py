@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
+from scenario_files import BASIC, jobset_manifest
 
 from fakecluster.cli import main
 from fakecluster.scenario.runner import run_scenario
@@ -17,30 +18,7 @@ pytest_plugins = ["pytester"]
 # the scenario plugin comes from the package's pytest11 entry point (registering it again with -p fails)
 PLUGIN = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
 
-GOOD = """\
-seed: 1
-pods:
-  - match: {}
-    exit: {after: 10s}
-jobset:
-  apiVersion: jobset.x-k8s.io/v1alpha2
-  kind: JobSet
-  metadata: {name: js}
-  spec:
-    replicatedJobs:
-      - name: w
-        replicas: 1
-        template:
-          spec:
-            parallelism: 1
-            completions: 1
-            template:
-              spec:
-                restartPolicy: Never
-                containers: [{name: c, image: busybox}]
-expect:
-  - happens: jobset Completed
-"""
+GOOD = BASIC
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -104,8 +82,7 @@ def test_allow_dir_lets_a_reference_leave_the_tree(
     shared, scenarios = tmp_path / "shared", tmp_path / "project"
     shared.mkdir()
     scenarios.mkdir()
-    manifest = GOOD[GOOD.index("  apiVersion") : GOOD.index("expect:")].replace("\n  ", "\n")[2:]
-    (shared / "js.yaml").write_text(manifest)
+    (shared / "js.yaml").write_text(jobset_manifest())
     text = (
         GOOD[: GOOD.index("jobset:")] + "jobset: {file: ../shared/js.yaml}\n" + GOOD[GOOD.index("expect:") :]
     )
@@ -137,8 +114,7 @@ def test_pytest_allow_dir_option(pytester: pytest.Pytester) -> None:
     shared.mkdir()
     (pytester.path / "project" / "scenarios").mkdir(parents=True)
     (pytester.path / "project" / "pyproject.toml").write_text("")
-    manifest = GOOD[GOOD.index("  apiVersion") : GOOD.index("expect:")].replace("\n  ", "\n")[2:]
-    (shared / "js.yaml").write_text(manifest)
+    (shared / "js.yaml").write_text(jobset_manifest())
     text = (
         GOOD[: GOOD.index("jobset:")]
         + "jobset: {file: ../../shared/js.yaml}\n"

@@ -16,6 +16,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from benchmarks.hostile_campaign import inline_refs, set_at, value_paths
 from fakecluster.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,47 +34,15 @@ HOSTILE_VALUES: list[Any] = [
 ]  # fmt: skip
 
 
-def _inline_refs(data: dict[str, Any], source: Path) -> dict[str, Any]:
-    """Replace ``{file: ...}`` manifests by their content, so a mutant can live in a temporary folder."""
-    def read(item: Any) -> Any:
-        if isinstance(item, dict) and set(item) == {"file"}:
-            return yaml.safe_load((source.parent / item["file"]).read_text())
-        return item
-
-    if "jobset" in data:
-        data["jobset"] = read(data["jobset"])
-    if isinstance(data.get("jobsets"), list):
-        data["jobsets"] = [read(m) for m in data["jobsets"]]
-    return data
-
-
-def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(node, dict):
-        for key in node:
-            out += _paths(node[key], (*prefix, key))
-    elif isinstance(node, list):
-        for i, item in enumerate(node):
-            out += _paths(item, (*prefix, i))
-    return out
-
-
-def _set(node: Any, path: tuple[Any, ...], value: Any) -> Any:
-    if not path:
-        return value
-    node[path[0]] = _set(node[path[0]], path[1:], value)
-    return node
-
-
 @st.composite
 def mutants(draw: st.DrawFn) -> str:
     source = draw(st.sampled_from(LIBRARY))
-    data = _inline_refs(yaml.safe_load(source.read_text()), source)
-    paths = _paths(data)[1:]
+    data = inline_refs(yaml.safe_load(source.read_text()), source)
+    paths = value_paths(data)[1:]
     kind = draw(st.sampled_from(["value", "value", "text", "bytes"]))
     if kind == "value":
         path = draw(st.sampled_from(paths))
-        return yaml.safe_dump(_set(data, path, draw(st.sampled_from(HOSTILE_VALUES))), allow_unicode=True)
+        return yaml.safe_dump(set_at(data, path, draw(st.sampled_from(HOSTILE_VALUES))), allow_unicode=True)
     text = yaml.safe_dump(data, allow_unicode=True)
     at = draw(st.integers(min_value=0, max_value=len(text)))
     if kind == "text":

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from scenario_files import BASIC, jobset_manifest
 
 from fakecluster.runtime import capped_backoff
 from fakecluster.scenario.errors import ScenarioError, escape_control
@@ -17,31 +18,8 @@ from fakecluster.scenario.loader import load_scenario
 from fakecluster.scenario.reading import MAX_FILE_BYTES, UnreadableFile, read_bounded_text
 from fakecluster.scenario.runner import run_scenario
 
-BASE = """\
-seed: 1
-pods:
-  - match: {}
-    exit: {after: 10s}
-jobset:
-  apiVersion: jobset.x-k8s.io/v1alpha2
-  kind: JobSet
-  metadata: {name: js}
-  spec:
-    replicatedJobs:
-      - name: w
-        replicas: 1
-        template:
-          spec:
-            parallelism: 1
-            completions: 1
-            template:
-              spec:
-                restartPolicy: Never
-                containers: [{name: c, image: busybox}]
-expect:
-  - happens: jobset Completed
-"""
-MANIFEST = BASE[BASE.index("  apiVersion") : BASE.index("expect:")].replace("\n  ", "\n")[2:]
+BASE = BASIC
+MANIFEST = jobset_manifest()
 
 
 def write(folder: Path, text: str | bytes, name: str = "case.yaml") -> Path:

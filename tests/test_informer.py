@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from fault_scenarios import final_jobset_status, play, write
+from fault_scenarios import final_jobset_status, play, play_collecting, write
 
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj, clone
@@ -253,16 +253,10 @@ def test_pod_expectations_keep_a_lagging_job_controller_from_creating_pods_twice
 def test_a_restarted_controller_reads_through_a_fresh_informer_and_the_old_one_stops(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    started: list[Informer] = []
-    original = Informer.__init__
-
-    def recording_init(self: Informer, *args: object, **kwargs: object) -> None:
-        original(self, *args, **kwargs)  # type: ignore[arg-type]
-        started.append(self)
-
-    monkeypatch.setattr(Informer, "__init__", recording_init)
     actions = "actions:\n  - {when: first workers jobs Created, after: 1s, restartController: jobset}\n"
-    outcome, run = play(write(tmp_path, "informerLag: 500ms\n", actions=actions))
+    started, outcome, run = play_collecting(
+        monkeypatch, Informer, write(tmp_path, "informerLag: 500ms\n", actions=actions)
+    )
     assert outcome.passed, outcome.report
     job_controller, crashed, restarted = started  # cluster start, plugin install, the restart
     assert run.cluster.job_controller._client.informer is job_controller

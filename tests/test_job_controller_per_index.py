@@ -56,6 +56,15 @@ def add_pod(h: Harness, job: Obj, name: str, index: int, phase: str, *, failure_
               container=container)
 
 
+def sync_with(h: Harness, *pods: tuple[str, int, str, str], **spec: Any) -> Obj:
+    """A per-index Job (``spec`` over :func:`per_index_job`'s) with hand-made ``pods`` (name, completion
+    index, phase, failure count), synced once."""
+    job = per_index_job(h, **spec)
+    for name, index, phase, failure_count in pods:
+        add_pod(h, job, name, index, phase, failure_count=failure_count)
+    return sync_once(h)
+
+
 def sync_once(h: Harness) -> Obj:
     h.run_until(SYNC_AT)
     return h.status()
@@ -98,20 +107,14 @@ def h() -> Harness:
 
 # ---------------------------------------------------------- upstream TestSyncJobWithJobBackoffLimitPerIndex
 def test_successful_job_after_a_single_failure_within_index(h: Harness) -> None:
-    job = per_index_job(h)
-    add_pod(h, job, "a1", 0, "Failed", failure_count="0")
-    add_pod(h, job, "a2", 0, "Succeeded", failure_count="1")
-    add_pod(h, job, "b", 1, "Succeeded", failure_count="0")
-    status = sync_once(h)
+    status = sync_with(h, ("a1", 0, "Failed", "0"), ("a2", 0, "Succeeded", "1"), ("b", 1, "Succeeded", "0"))
     assert counters(status) == (0, 1, 2, 0, "", "0,1")
     assert condition_types(status) == ["SuccessCriteriaMet", "Complete"]
     assert not has_finalizer(h, "a1")  # its index succeeded: nothing to wait for
 
 
 def test_single_failed_pod_is_not_counted_while_its_replacement_is_pending(h: Harness) -> None:
-    job = per_index_job(h)
-    add_pod(h, job, "a", 0, "Failed", failure_count="0")
-    status = sync_once(h)
+    status = sync_with(h, ("a", 0, "Failed", "0"))
     assert counters(status) == (2, 0, 0, 0, "", "")
     assert "failed" not in status
     assert has_finalizer(h, "a")  # delayed: the replacement must copy its failure count first
@@ -122,18 +125,13 @@ def test_single_failed_pod_is_not_counted_while_its_replacement_is_pending(h: Ha
 
 
 def test_single_failed_pod_replaced_already(h: Harness) -> None:
-    job = per_index_job(h)
-    add_pod(h, job, "a", 0, "Failed", failure_count="0")
-    add_pod(h, job, "b", 0, "Pending", failure_count="1")
-    status = sync_once(h)
+    status = sync_with(h, ("a", 0, "Failed", "0"), ("b", 0, "Pending", "1"))
     assert counters(status) == (2, 1, 0, 0, "", "")
     assert new_pods(h) == {1: {INDEX: "1", FAILURE_COUNT: "0"}}
 
 
 def test_single_failed_index_due_to_exceeding_the_backoff_limit_per_index(h: Harness) -> None:
-    job = per_index_job(h)
-    add_pod(h, job, "a", 0, "Failed", failure_count="1")
-    status = sync_once(h)
+    status = sync_with(h, ("a", 0, "Failed", "1"))
     assert counters(status) == (1, 1, 0, 0, "0", "")
     assert condition_types(status) == []  # the Job goes on with index 1
     assert new_pods(h) == {1: {INDEX: "1", FAILURE_COUNT: "0"}}  # a failed index is never re-created
@@ -173,19 +171,13 @@ def test_ignored_failure_is_not_counted_and_bumps_the_ignored_count(h: Harness) 
 
 
 def test_job_fails_on_the_global_backoff_limit_before_the_per_index_one(h: Harness) -> None:
-    job = per_index_job(h, backoffLimit=1)
-    add_pod(h, job, "a", 0, "Failed", failure_count="0")
-    add_pod(h, job, "b", 1, "Failed", failure_count="0")
-    status = sync_once(h)
+    status = sync_with(h, ("a", 0, "Failed", "0"), ("b", 1, "Failed", "0"), backoffLimit=1)
     assert counters(status) == (0, 2, 0, 0, "", "")
     assert reason_message(status, "Failed") == BACKOFF_LIMIT_EXCEEDED
 
 
 def test_job_fails_with_failed_indexes_once_every_index_finished(h: Harness) -> None:
-    job = per_index_job(h)
-    add_pod(h, job, "a", 0, "Failed", failure_count="1")
-    add_pod(h, job, "b", 1, "Succeeded", failure_count="0")
-    status = sync_once(h)
+    status = sync_with(h, ("a", 0, "Failed", "1"), ("b", 1, "Succeeded", "0"))
     assert counters(status) == (0, 1, 1, 0, "0", "1")
     assert condition_types(status) == ["FailureTarget", "Failed"]
     for cond in status["conditions"]:
@@ -196,12 +188,14 @@ def test_job_fails_with_failed_indexes_once_every_index_finished(h: Harness) -> 
 
 
 def test_job_fails_when_failed_indexes_exceed_max_failed_indexes(h: Harness) -> None:
-    job = per_index_job(h, completions=4, parallelism=4, maxFailedIndexes=1)
-    add_pod(h, job, "a", 0, "Failed", failure_count="1")
-    add_pod(h, job, "b", 1, "Succeeded", failure_count="0")
-    add_pod(h, job, "c", 2, "Failed", failure_count="1")
-    add_pod(h, job, "d", 3, "Running", failure_count="0")
-    status = sync_once(h)
+    status = sync_with(
+        h,
+        ("a", 0, "Failed", "1"),
+        ("b", 1, "Succeeded", "0"),
+        ("c", 2, "Failed", "1"),
+        ("d", 3, "Running", "0"),
+        completions=4, parallelism=4, maxFailedIndexes=1,
+    )
     assert counters(status) == (0, 3, 1, 1, "0,2", "1")  # the running pod is deleted and counted
     assert condition_types(status) == ["FailureTarget"]  # Failed waits for the terminating pod
     assert reason_message(status, "FailureTarget") == MAX_FAILED_INDEXES
@@ -214,10 +208,12 @@ def test_job_fails_when_failed_indexes_exceed_max_failed_indexes(h: Harness) -> 
 
 
 def test_max_failed_indexes_not_exceeded_keeps_the_job_running(h: Harness) -> None:
-    job = per_index_job(h, completions=4, parallelism=4, maxFailedIndexes=2)
-    add_pod(h, job, "a", 0, "Failed", failure_count="1")
-    add_pod(h, job, "c", 2, "Failed", failure_count="1")
-    status = sync_once(h)
+    status = sync_with(
+        h,
+        ("a", 0, "Failed", "1"),
+        ("c", 2, "Failed", "1"),
+        completions=4, parallelism=4, maxFailedIndexes=2,
+    )
     assert counters(status) == (2, 2, 0, 0, "0,2", "")
     assert condition_types(status) == []
     assert sorted(new_pods(h)) == [1, 3]

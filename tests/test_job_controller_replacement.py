@@ -36,15 +36,22 @@ def creation_times(h: Harness) -> list[str]:
 
 
 # ---------------------------------------------------------------------- podReplacementPolicy
-def test_terminating_or_failed_counts_a_deleted_pod_at_once_and_replaces_it_while_it_terminates() -> None:
-    h = Harness(terminate_after=30)
-    h.create_job(completions=2, parallelism=2, podReplacementPolicy="TerminatingOrFailed")
+def delete_a_pod_at_10s(policy: str, *, terminate_after: float) -> tuple[Harness, str]:
+    """A Job of two pods under ``podReplacementPolicy: policy``, one of them deleted at 10 s (its pods
+    take ``terminate_after`` to stop); the harness is run to 11 s."""
+    h = Harness(terminate_after=terminate_after)
+    h.create_job(completions=2, parallelism=2, podReplacementPolicy=policy)
     h.run_until(0)
     h.run_all()
     victim = h.pod_names()[0]
     h.run_until(10)
     h.api.delete("Pod", NS, victim)
     h.run_until(11)
+    return h, victim
+
+
+def test_terminating_or_failed_counts_a_deleted_pod_at_once_and_replaces_it_while_it_terminates() -> None:
+    h, victim = delete_a_pod_at_10s("TerminatingOrFailed", terminate_after=30)
     assert counts(h.status()) == (1, 1, 1)
     assert TRACKING not in (h.api.get("Pod", NS, victim)["metadata"].get("finalizers") or ())
     h.run_until(19.999)
@@ -58,14 +65,7 @@ def test_terminating_or_failed_counts_a_deleted_pod_at_once_and_replaces_it_whil
 
 
 def test_failed_policy_waits_for_the_failed_phase_before_counting_and_replacing() -> None:
-    h = Harness(terminate_after=5)
-    h.create_job(completions=2, parallelism=2, podReplacementPolicy="Failed")
-    h.run_until(0)
-    h.run_all()
-    victim = h.pod_names()[0]
-    h.run_until(10)
-    h.api.delete("Pod", NS, victim)
-    h.run_until(11)
+    h, victim = delete_a_pod_at_10s("Failed", terminate_after=5)
     assert counts(h.status()) == (1, 1, 0)
     assert TRACKING in h.api.get("Pod", NS, victim)["metadata"]["finalizers"]
     h.run_until(15.999)

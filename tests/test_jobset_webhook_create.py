@@ -63,11 +63,37 @@ IN_PLACE_SPEC = {
 IN_PLACE_POLICY = {"failurePolicy": {"restartStrategy": "InPlaceRestart"}}
 
 
+def _two_indexed(**spec: Any) -> Obj:
+    """``replicatedjob-a`` and ``replicatedjob-b``: 2 Jobs of 2 indexed pods each."""
+    return jobset(rjob("replicatedjob-a", 2, **indexed(2)), rjob("replicatedjob-b", 2, **indexed(2)), **spec)
+
+
 def _case(
     js: Obj, *want: str, gates: FeatureGates | None = None, pvcs: dict[str, Obj] | None = None
 ) -> tuple[Any, ...]:
     return js, list(want), gates or FeatureGates(), pvcs or {}
 
+
+def _one_fail_jobset_rule(**rule: Any) -> Obj:
+    """One indexed Job, at most one restart, and a FailJobSet rule of ``rule``."""
+    policy = {"maxRestarts": 1, "rules": [{"action": "FailJobSet", **rule}]}
+    return jobset(rjob("rj", **indexed(1)), failurePolicy=policy)
+
+
+def _in_place(spec: Obj, *want: str) -> tuple[Any, ...]:
+    """Job ``job-1`` of ``spec`` under the InPlaceRestart restart strategy, the InPlaceRestart gate on."""
+    gates = FeatureGates(in_place_restart=True)
+    return _case(jobset(rjob("job-1", **spec), **IN_PLACE_POLICY), *want, gates=gates)
+
+
+def _in_place_spec_without(key: str) -> Obj:
+    return {k: v for k, v in IN_PLACE_SPEC.items() if k != key}
+
+
+NOT_EQUAL_IN_PLACE = (
+    "replicatedJob job-1: completions and parallelism must be set and equal to each other when in-place "
+    "restart is enabled"
+)
 
 CREATE_CASES: dict[str, tuple[Any, ...]] = {
     # uncategorizedTests
@@ -138,23 +164,11 @@ CREATE_CASES: dict[str, tuple[Any, ...]] = {
         jobset(rjob("rj", **indexed(1)), failurePolicy={"rules": [{"name": "superAwesomeFailurePolicyRule"}]})
     ),
     "jobset failure policy has an invalid on job failure reason": _case(
-        jobset(
-            rjob("rj", **indexed(1)),
-            failurePolicy={
-                "maxRestarts": 1,
-                "rules": [{"action": "FailJobSet", "onJobFailureReasons": ["fakeReason"]}],
-            },
-        ),
+        _one_fail_jobset_rule(onJobFailureReasons=["fakeReason"]),
         "invalid job failure reason 'fakeReason' in failure policy is not a recognized job failure reason",
     ),
     "jobset failure policy has an invalid replicated job": _case(
-        jobset(
-            rjob("rj", **indexed(1)),
-            failurePolicy={
-                "maxRestarts": 1,
-                "rules": [{"action": "FailJobSet", "targetReplicatedJobs": ["fakeReplicatedJob"]}],
-            },
-        ),
+        _one_fail_jobset_rule(targetReplicatedJobs=["fakeReplicatedJob"]),
         "invalid replicatedJob name 'fakeReplicatedJob' in failure policy does not appear in "
         ".spec.ReplicatedJobs",
     ),
@@ -179,11 +193,7 @@ CREATE_CASES: dict[str, tuple[Any, ...]] = {
         RULE_NAME_FORMAT.format("ruleToRuleThemAll,"),
     ),
     "coordinator replicated job does not exist": _case(
-        jobset(
-            rjob("replicatedjob-a", 2, **indexed(2)),
-            rjob("replicatedjob-b", 2, **indexed(2)),
-            coordinator={"replicatedJob": "fake-rjob"},
-        ),
+        _two_indexed(coordinator={"replicatedJob": "fake-rjob"}),
         "coordinator replicatedJob fake-rjob does not exist",
     ),
     "coordinator replicated job missing completions": _case(
@@ -195,19 +205,11 @@ CREATE_CASES: dict[str, tuple[Any, ...]] = {
         "job for coordinator pod must be indexed completion mode, and completions number must be set",
     ),
     "coordinator job index invalid": _case(
-        jobset(
-            rjob("replicatedjob-a", 2, **indexed(2)),
-            rjob("replicatedjob-b", 2, **indexed(2)),
-            coordinator={"replicatedJob": "replicatedjob-a", "jobIndex": 2},
-        ),
+        _two_indexed(coordinator={"replicatedJob": "replicatedjob-a", "jobIndex": 2}),
         "coordinator job index 2 is invalid for replicatedJob replicatedjob-a",
     ),
     "coordinator pod index invalid": _case(
-        jobset(
-            rjob("replicatedjob-a", 2, **indexed(2)),
-            rjob("replicatedjob-b", 2, **indexed(2)),
-            coordinator={"replicatedJob": "replicatedjob-a", "podIndex": 2},
-        ),
+        _two_indexed(coordinator={"replicatedJob": "replicatedjob-a", "podIndex": 2}),
         "coordinator pod index 2 is invalid for replicatedJob replicatedjob-a job index 0",
     ),
     "coordinator label value is too long due to long JobSet name": _case(
@@ -366,43 +368,25 @@ CREATE_CASES: dict[str, tuple[Any, ...]] = {
         jobset(rjob("job-1"), **IN_PLACE_POLICY),
         "InPlaceRestart restart strategy cannot be set when InPlaceRestart feature gate is disabled",
     ),
-    "InPlaceRestart restart strategy can be set when InPlaceRestart feature gate is enabled": _case(
-        jobset(rjob("job-1", **IN_PLACE_SPEC), **IN_PLACE_POLICY), gates=FeatureGates(in_place_restart=True)
+    "InPlaceRestart restart strategy can be set when InPlaceRestart feature gate is enabled": _in_place(
+        IN_PLACE_SPEC
     ),
-    "InPlaceRestart enabled: backoffLimit is not MaxInt32": _case(
-        jobset(rjob("job-1", **{**IN_PLACE_SPEC, "backoffLimit": 0}), **IN_PLACE_POLICY),
+    "InPlaceRestart enabled: backoffLimit is not MaxInt32": _in_place(
+        {**IN_PLACE_SPEC, "backoffLimit": 0},
         "replicatedJob job-1: must be set to 2147483647 (MaxInt32) when in-place restart is enabled",
-        gates=FeatureGates(in_place_restart=True),
     ),
-    "InPlaceRestart enabled: podReplacementPolicy is not Failed": _case(
-        jobset(
-            rjob("job-1", **{**IN_PLACE_SPEC, "podReplacementPolicy": "TerminatingOrFailed"}),
-            **IN_PLACE_POLICY,
-        ),
+    "InPlaceRestart enabled: podReplacementPolicy is not Failed": _in_place(
+        {**IN_PLACE_SPEC, "podReplacementPolicy": "TerminatingOrFailed"},
         "replicatedJob job-1: must be set to Failed when in-place restart is enabled",
-        gates=FeatureGates(in_place_restart=True),
     ),
-    "InPlaceRestart enabled: completions != parallelism": _case(
-        jobset(rjob("job-1", **{**IN_PLACE_SPEC, "completions": 2}), **IN_PLACE_POLICY),
-        "replicatedJob job-1: completions and parallelism must be set and equal to each other when in-place "
-        "restart is enabled",
-        gates=FeatureGates(in_place_restart=True),
+    "InPlaceRestart enabled: completions != parallelism": _in_place(
+        {**IN_PLACE_SPEC, "completions": 2}, NOT_EQUAL_IN_PLACE
     ),
-    "InPlaceRestart enabled: completions is nil": _case(
-        jobset(
-            rjob("job-1", **{k: v for k, v in IN_PLACE_SPEC.items() if k != "completions"}), **IN_PLACE_POLICY
-        ),
-        "replicatedJob job-1: completions and parallelism must be set and equal to each other when in-place "
-        "restart is enabled",
-        gates=FeatureGates(in_place_restart=True),
+    "InPlaceRestart enabled: completions is nil": _in_place(
+        _in_place_spec_without("completions"), NOT_EQUAL_IN_PLACE
     ),
-    "InPlaceRestart enabled: parallelism is nil": _case(
-        jobset(
-            rjob("job-1", **{k: v for k, v in IN_PLACE_SPEC.items() if k != "parallelism"}), **IN_PLACE_POLICY
-        ),
-        "replicatedJob job-1: completions and parallelism must be set and equal to each other when in-place "
-        "restart is enabled",
-        gates=FeatureGates(in_place_restart=True),
+    "InPlaceRestart enabled: parallelism is nil": _in_place(
+        _in_place_spec_without("parallelism"), NOT_EQUAL_IN_PLACE
     ),
 }
 

@@ -58,6 +58,30 @@ VALID_RJOBS = [
 ANNOTATED_POD = {"metadata": {"annotations": {"key": "value"}}}
 GATED_POD = {"spec": {"schedulingGates": [{"name": "example.com/gate"}]}}
 IMMUTABLE = ["spec.replicatedJobs", "field is immutable"]
+
+
+def _new_pod_template(
+    pod: Obj, want: list[str], *, new_suspend: bool | None = None, old_suspend: bool | None = None
+) -> tuple[Any, ...]:
+    """An update case: a Job of two pods gets the pod template ``pod`` (no gates)."""
+    return (
+        _update_js(_urj(parallelism=2, pod=pod), suspend=new_suspend),
+        _update_js(_urj(parallelism=2), suspend=old_suspend),
+        want,
+        FeatureGates(),
+    )
+
+
+def _scaled(new: Obj, old: Obj, want: list[str], terminal: str | None = None) -> tuple[Any, ...]:
+    """An update case under ElasticJobSet: one Indexed Job (replicas unset) of job spec ``old`` becomes
+    ``new``; the old JobSet has the ``terminal`` condition if given."""
+    conditions = None if terminal is None else [{"type": terminal, "status": "True"}]
+    return (
+        _update_js(_urj(replicas=None, completionMode="Indexed", **new)),
+        _update_js(_urj(replicas=None, completionMode="Indexed", **old), conditions=conditions),
+        want,
+        FeatureGates(elastic_jobset=True),
+    )
 UPDATE_CASES: dict[str, tuple[Obj, Obj, list[str], FeatureGates]] = {
     "update suspend": (_update_js(*VALID_RJOBS), _update_js(*VALID_RJOBS, suspend=True), [], FeatureGates()),
     "update labels": (
@@ -72,35 +96,20 @@ UPDATE_CASES: dict[str, tuple[Obj, Obj, list[str], FeatureGates]] = {
         ["spec.managedBy", "field is immutable"],
         FeatureGates(),
     ),
-    "replicated job pod template can be updated for suspended jobset": (
-        _update_js(_urj(parallelism=2, pod=ANNOTATED_POD)),
-        _update_js(_urj(parallelism=2), suspend=True),
-        [],
-        FeatureGates(),
+    "replicated job pod template can be updated for suspended jobset": _new_pod_template(
+        ANNOTATED_POD, [], old_suspend=True
     ),
-    "replicated job pod template can be updated for jobset getting suspended": (
-        _update_js(_urj(parallelism=2, pod=ANNOTATED_POD), suspend=True),
-        _update_js(_urj(parallelism=2), suspend=False),
-        [],
-        FeatureGates(),
+    "replicated job pod template can be updated for jobset getting suspended": _new_pod_template(
+        ANNOTATED_POD, [], new_suspend=True, old_suspend=False
     ),
-    "replicated job pod template cannot be updated for running jobset": (
-        _update_js(_urj(parallelism=2, pod=ANNOTATED_POD)),
-        _update_js(_urj(parallelism=2)),
-        IMMUTABLE,
-        FeatureGates(),
+    "replicated job pod template cannot be updated for running jobset": _new_pod_template(
+        ANNOTATED_POD, IMMUTABLE
     ),
-    "schedulingGates for pod template can be updated for suspended JobSet": (
-        _update_js(_urj(parallelism=2, pod=GATED_POD)),
-        _update_js(_urj(parallelism=2), suspend=True),
-        [],
-        FeatureGates(),
+    "schedulingGates for pod template can be updated for suspended JobSet": _new_pod_template(
+        GATED_POD, [], old_suspend=True
     ),
-    "schedulingGates for pod template cannot be updated for unsuspended JobSet": (
-        _update_js(_urj(parallelism=2, pod=GATED_POD)),
-        _update_js(_urj(parallelism=2)),
-        IMMUTABLE,
-        FeatureGates(),
+    "schedulingGates for pod template cannot be updated for unsuspended JobSet": _new_pod_template(
+        GATED_POD, IMMUTABLE
     ),
     "replicated job name cannot be updated": (
         _update_js(_urj("new-replicated-job-name", parallelism=2)),
@@ -114,41 +123,27 @@ UPDATE_CASES: dict[str, tuple[Obj, Obj, list[str], FeatureGates]] = {
         [],
         FeatureGates(elastic_jobset=True),
     ),
-    "invalid scaling of parallelism to < 1": (
-        _update_js(_urj(replicas=None, completionMode="Indexed", parallelism=0)),
-        _update_js(_urj(replicas=None, completionMode="Indexed", parallelism=2)),
+    "invalid scaling of parallelism to < 1": _scaled(
+        {"parallelism": 0},
+        {"parallelism": 2},
         ["spec.replicatedJobs[0].template.spec.parallelism", "parallelism must be >= 1"],
-        FeatureGates(elastic_jobset=True),
     ),
-    "invalid scaling of completions to < 1": (
-        _update_js(_urj(replicas=None, completionMode="Indexed", completions=0)),
-        _update_js(_urj(replicas=None, completionMode="Indexed", completions=2)),
+    "invalid scaling of completions to < 1": _scaled(
+        {"completions": 0},
+        {"completions": 2},
         ["spec.replicatedJobs[0].template.spec.completions", "completions must be >= 1"],
-        FeatureGates(elastic_jobset=True),
     ),
-    "cannot scale parallelism if JobSet is Completed": (
-        _update_js(_urj(replicas=None, completionMode="Indexed", parallelism=4)),
-        _update_js(
-            _urj(replicas=None, completionMode="Indexed", parallelism=2),
-            conditions=[{"type": "Completed", "status": "True"}],
-        ),
-        [
-            "spec.replicatedJobs[0].template.spec",
-            TERMINAL,
-        ],
-        FeatureGates(elastic_jobset=True),
+    "cannot scale parallelism if JobSet is Completed": _scaled(
+        {"parallelism": 4},
+        {"parallelism": 2},
+        ["spec.replicatedJobs[0].template.spec", TERMINAL],
+        "Completed",
     ),
-    "cannot scale completions if JobSet is Failed": (
-        _update_js(_urj(replicas=None, completionMode="Indexed", completions=4)),
-        _update_js(
-            _urj(replicas=None, completionMode="Indexed", completions=2),
-            conditions=[{"type": "Failed", "status": "True"}],
-        ),
-        [
-            "spec.replicatedJobs[0].template.spec",
-            TERMINAL,
-        ],
-        FeatureGates(elastic_jobset=True),
+    "cannot scale completions if JobSet is Failed": _scaled(
+        {"completions": 4},
+        {"completions": 2},
+        ["spec.replicatedJobs[0].template.spec", TERMINAL],
+        "Failed",
     ),
     "immutability still enforced for other fields during valid scale": (
         _update_js(_urj(replicas=2, completionMode="Indexed", parallelism=4)),

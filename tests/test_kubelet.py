@@ -47,6 +47,16 @@ def make_pod(name: str = "p", containers: list[Obj] | None = None, restart: str 
     }
 
 
+def watched(timings: PodTimings | Callable[[Obj], PodTimings] = ZERO, pod: Obj | None = None, *,
+            seed: int = 0) -> tuple[Cluster, PodWrites]:
+    """A cluster (:func:`make_cluster`), a log of its pod writes, and ``pod`` (the default
+    :func:`make_pod`) created; the clock has not moved."""
+    cluster = make_cluster(timings, seed)
+    rec = PodWrites(cluster)
+    cluster.client().create(pod or make_pod())
+    return cluster, rec
+
+
 def phase_is(phase: str) -> Callable[[Obj], bool]:
     return lambda pod: (pod.get("status") or {}).get("phase") == phase
 
@@ -72,9 +82,7 @@ def cond(status: Obj, cond_type: str) -> Obj:
 
 # ---------------------------------------------------------------------------------------------- timeline
 def test_pull_start_ready_timeline() -> None:
-    cluster = make_cluster(PodTimings(pull=60, start=1, ready=2))
-    rec = PodWrites(cluster)
-    cluster.client().create(make_pod())
+    cluster, rec = watched(PodTimings(pull=60, start=1, ready=2))
     cluster.run(30)
     status = status_of(cluster)
     assert status["phase"] == "Pending"
@@ -114,18 +122,14 @@ def test_running_pod_keeps_transition_times_of_unchanged_conditions() -> None:
 
 
 def test_without_ready_rule_or_probe_ready_as_soon_as_running() -> None:
-    cluster = make_cluster(PodTimings(pull=3, start=2))
-    rec = PodWrites(cluster)
-    cluster.client().create(make_pod())
+    cluster, rec = watched(PodTimings(pull=3, start=2))
     cluster.run(100)
     assert rec.first("p", phase_is("Running")) == 5.0
     assert rec.first("p", ready) == 5.0
 
 
 def test_all_zero_timings_reach_running_and_ready_in_one_status_write() -> None:
-    cluster = make_cluster()
-    rec = PodWrites(cluster)
-    cluster.client().create(make_pod())
+    cluster, rec = watched()
     cluster.run(100)
     kubelet_writes = [p for _w, t, p in rec.events
                       if t == "MODIFIED" and (p.get("status") or {}).get("startTime")]
@@ -136,9 +140,7 @@ def test_all_zero_timings_reach_running_and_ready_in_one_status_write() -> None:
 
 
 def test_ready_never_stays_unready() -> None:
-    cluster = make_cluster(PodTimings(ready=NEVER))
-    rec = PodWrites(cluster)
-    cluster.client().create(make_pod())
+    cluster, rec = watched(PodTimings(ready=NEVER))
     cluster.run(10_000)
     assert rec.first("p", phase_is("Running")) == 0.0
     assert rec.first("p", ready) is None
@@ -146,10 +148,9 @@ def test_ready_never_stays_unready() -> None:
 
 # ---------------------------------------------------------------------------------------------- probes
 def test_readiness_probe_initial_delay_decides_ready() -> None:
-    cluster = make_cluster(PodTimings(pull=4))
-    rec = PodWrites(cluster)
     probe = {"exec": {"command": ["true"]}, "initialDelaySeconds": 7, "periodSeconds": 3}
-    cluster.client().create(make_pod(containers=[container(command=SLEEP_FOREVER, readinessProbe=probe)]))
+    pod = make_pod(containers=[container(command=SLEEP_FOREVER, readinessProbe=probe)])
+    cluster, rec = watched(PodTimings(pull=4), pod)
     cluster.run(100)
     assert rec.first("p", phase_is("Running")) == 4.0
     # worker.go: ticks at 0, 3, 6, 9, 12 s from admission; 4 s (the start's manual trigger) and 9 s are
@@ -158,11 +159,9 @@ def test_readiness_probe_initial_delay_decides_ready() -> None:
 
 
 def test_startup_probe_gates_started_and_triggers_readiness_at_once() -> None:
-    cluster = make_cluster()
-    rec = PodWrites(cluster)
     startup = {"exec": {"command": ["true"]}, "initialDelaySeconds": 20}
     readiness = {"exec": {"command": ["true"]}, "initialDelaySeconds": 5, "periodSeconds": 10}
-    cluster.client().create(make_pod(containers=[
+    cluster, rec = watched(ZERO, make_pod(containers=[
         container(command=SLEEP_FOREVER, startupProbe=startup, readinessProbe=readiness)]))
     cluster.run(10)
     assert cstatus(status_of(cluster))["started"] is False
@@ -174,30 +173,27 @@ def test_startup_probe_gates_started_and_triggers_readiness_at_once() -> None:
 
 
 def test_readiness_success_threshold_needs_consecutive_successes() -> None:
-    cluster = make_cluster(PodTimings(pull=1))
-    rec = PodWrites(cluster)
     probe = {"exec": {"command": ["true"]}, "periodSeconds": 5, "successThreshold": 3}
-    cluster.client().create(make_pod(containers=[container(command=SLEEP_FOREVER, readinessProbe=probe)]))
+    pod = make_pod(containers=[container(command=SLEEP_FOREVER, readinessProbe=probe)])
+    cluster, rec = watched(PodTimings(pull=1), pod)
     cluster.run(100)
     # Successes at 1 s (start trigger), 5 s and 10 s: the third one reports Ready.
     assert rec.first("p", ready) == 10.0
 
 
 def test_fail_for_keeps_readiness_false_until_the_window_ends() -> None:
-    cluster = make_cluster(PodTimings(pull=2, probe_fail_for={"readiness": 30.0}))
-    rec = PodWrites(cluster)
     probe = {"exec": {"command": ["true"]}, "periodSeconds": 10}
-    cluster.client().create(make_pod(containers=[container(command=SLEEP_FOREVER, readinessProbe=probe)]))
+    pod = make_pod(containers=[container(command=SLEEP_FOREVER, readinessProbe=probe)])
+    cluster, rec = watched(PodTimings(pull=2, probe_fail_for={"readiness": 30.0}), pod)
     cluster.run(200)
     assert rec.first("p", ready) == 40.0  # first tick at least 30 s after the start at 2 s
 
 
 def test_liveness_failure_kills_and_restarts_the_container() -> None:
-    cluster = make_cluster(PodTimings(probe_fail_for={"liveness": math.inf}, terminate=2))
-    rec = PodWrites(cluster)
     probe = {"exec": {"command": ["true"]}, "periodSeconds": 5, "failureThreshold": 2}
-    cluster.client().create(make_pod(restartPolicy="Always", containers=[
-        container(command=SLEEP_FOREVER, livenessProbe=probe)]))
+    pod = make_pod(restartPolicy="Always", containers=[
+        container(command=SLEEP_FOREVER, livenessProbe=probe)])
+    cluster, rec = watched(PodTimings(probe_fail_for={"liveness": math.inf}, terminate=2), pod)
     cluster.run(30)
     # The admission tick (0 s) finds no running container; failures at 5 s and 10 s: killed at 10 s,
     # SIGTERM honoured after 2 s, restarted at once (the first restart has no back-off).
@@ -208,11 +204,10 @@ def test_liveness_failure_kills_and_restarts_the_container() -> None:
 
 
 def test_startup_failure_under_restart_policy_never_fails_the_pod() -> None:
-    cluster = make_cluster(PodTimings(probe_fail_for={"startup": math.inf}))
-    rec = PodWrites(cluster)
     probe = {"exec": {"command": ["true"]}, "periodSeconds": 10, "failureThreshold": 3}
-    cluster.client().create(make_pod(restartPolicy="Never", terminationGracePeriodSeconds=0, containers=[
-        container(command=SLEEP_FOREVER, startupProbe=probe)]))
+    pod = make_pod(restartPolicy="Never", terminationGracePeriodSeconds=0, containers=[
+        container(command=SLEEP_FOREVER, startupProbe=probe)])
+    cluster, rec = watched(PodTimings(probe_fail_for={"startup": math.inf}), pod)
     cluster.run(100)
     assert rec.first("p", phase_is("Failed")) == 30.0  # failures at 10, 20, 30 s; SIGKILL at once (grace 0)
     assert cstatus(status_of(cluster))["state"]["terminated"]["exitCode"] == 137
@@ -220,9 +215,7 @@ def test_startup_failure_under_restart_policy_never_fails_the_pod() -> None:
 
 # ---------------------------------------------------------------------------------------------- exit
 def test_sleep_command_exits_zero_and_pod_succeeds() -> None:
-    cluster = make_cluster(PodTimings(pull=2))
-    rec = PodWrites(cluster)
-    cluster.client().create(make_pod(containers=[container(command=["sleep", "30"])]))
+    cluster, rec = watched(PodTimings(pull=2), make_pod(containers=[container(command=["sleep", "30"])]))
     cluster.run(1000)
     assert rec.first("p", phase_is("Succeeded")) == 32.0
     status = status_of(cluster)
@@ -239,19 +232,15 @@ def test_sleep_command_exits_zero_and_pod_succeeds() -> None:
 
 
 def test_shell_script_of_echo_and_sleep_steps() -> None:
-    cluster = make_cluster()
-    rec = PodWrites(cluster)
     script = 'echo "starting; really"\nsleep 1m && sleep 0.5; echo done\nsleep 30s'
-    cluster.client().create(make_pod(containers=[container(command=["/bin/sh", "-c", script])]))
+    cluster, rec = watched(ZERO, make_pod(containers=[container(command=["/bin/sh", "-c", script])]))
     cluster.run(1000)
     assert rec.first("p", phase_is("Succeeded")) == 90.5
 
 
 def test_shell_exit_code_fails_pod() -> None:
-    cluster = make_cluster()
-    rec = PodWrites(cluster)
     main = container(command=["bash", "-c"], args=["sleep 4; exit 3"])
-    cluster.client().create(make_pod(containers=[main]))
+    cluster, rec = watched(ZERO, make_pod(containers=[main]))
     cluster.run(1000)
     assert rec.first("p", phase_is("Failed")) == 4.0
     terminated = cstatus(status_of(cluster))["state"]["terminated"]
@@ -295,18 +284,15 @@ def test_args_without_command_are_the_command_line() -> None:
 
 
 def test_exit_rule_overrides_command() -> None:
-    cluster = make_cluster(PodTimings(start=1, exit_after=12, exit_code=7))
-    rec = PodWrites(cluster)
-    cluster.client().create(make_pod(containers=[container(command=["sleep", "3"])]))
+    pod = make_pod(containers=[container(command=["sleep", "3"])])
+    cluster, rec = watched(PodTimings(start=1, exit_after=12, exit_code=7), pod)
     cluster.run(1000)
     assert rec.first("p", phase_is("Failed")) == 13.0
     assert cstatus(status_of(cluster))["state"]["terminated"]["exitCode"] == 7
 
 
 def test_pod_ends_when_all_containers_have_terminated() -> None:
-    cluster = make_cluster()
-    rec = PodWrites(cluster)
-    cluster.client().create(make_pod(containers=[
+    cluster, rec = watched(ZERO, make_pod(containers=[
         container("zeta", command=["sleep", "10"]), container("alpha", command=["sleep", "20"])]))
     cluster.run(15)
     status = status_of(cluster)
@@ -319,9 +305,7 @@ def test_pod_ends_when_all_containers_have_terminated() -> None:
 
 
 def test_one_failed_container_under_never_fails_the_pod_once_all_stopped() -> None:
-    cluster = make_cluster()
-    rec = PodWrites(cluster)
-    cluster.client().create(make_pod(containers=[
+    cluster, rec = watched(ZERO, make_pod(containers=[
         container("a", command=["sh", "-c", "sleep 5; exit 1"]), container("b", command=["sleep", "9"])]))
     cluster.run(1000)
     assert rec.first("p", phase_is("Failed")) == 9.0
@@ -329,9 +313,7 @@ def test_one_failed_container_under_never_fails_the_pod_once_all_stopped() -> No
 
 # ---------------------------------------------------------------------------------------------- restarts
 def test_on_failure_restarts_with_crash_loop_back_off() -> None:
-    cluster = make_cluster(PodTimings(exit_after=5, exit_code=1))
-    rec = PodWrites(cluster)
-    cluster.client().create(make_pod(restart="OnFailure"))
+    cluster, rec = watched(PodTimings(exit_after=5, exit_code=1), make_pod(restart="OnFailure"))
     cluster.run(1000)
 
     def restarts(n: int) -> Callable[[Obj], bool]:
@@ -358,9 +340,7 @@ def test_on_failure_restarts_with_crash_loop_back_off() -> None:
 
 
 def test_back_off_is_capped_at_five_minutes() -> None:
-    cluster = make_cluster(PodTimings(exit_after=1, exit_code=1))
-    rec = PodWrites(cluster)
-    cluster.client().create(make_pod(restart="OnFailure"))
+    cluster, rec = watched(PodTimings(exit_after=1, exit_code=1), make_pod(restart="OnFailure"))
     cluster.run(3000)
     starts = sorted({float(w) for w, _t, p in rec.events
                      if p.get("status", {}).get("containerStatuses")
@@ -371,9 +351,7 @@ def test_back_off_is_capped_at_five_minutes() -> None:
 
 
 def test_on_failure_exit_zero_succeeds() -> None:
-    cluster = make_cluster(PodTimings(exit_after=5, exit_code=0))
-    rec = PodWrites(cluster)
-    cluster.client().create(make_pod(restart="OnFailure"))
+    cluster, rec = watched(PodTimings(exit_after=5, exit_code=0), make_pod(restart="OnFailure"))
     cluster.run(1000)
     assert rec.first("p", phase_is("Succeeded")) == 5.0
     assert cstatus(status_of(cluster))["restartCount"] == 0
@@ -410,9 +388,7 @@ def test_fail_container_applies_restart_policy() -> None:
 
 # ------------------------------------------------------------------------------------------ init containers
 def test_init_containers_run_in_order_before_regular_containers() -> None:
-    cluster = make_cluster(PodTimings(pull=2))
-    rec = PodWrites(cluster)
-    cluster.client().create(make_pod(
+    cluster, rec = watched(PodTimings(pull=2), make_pod(
         initContainers=[container("setup", command=["sleep", "10"]),
                         container("migrate", command=["sleep", "5"])],
         containers=[container(command=["sleep", "1"])]))
@@ -441,11 +417,9 @@ def test_failed_init_container_fails_pod_under_never() -> None:
 
 
 def test_sidecar_keeps_running_and_stops_when_main_container_completes() -> None:
-    cluster = make_cluster()
-    rec = PodWrites(cluster)
     sidecar = container("proxy", command=SLEEP_FOREVER, restartPolicy="Always")
     main = container(command=["sleep", "8"])
-    cluster.client().create(make_pod(initContainers=[sidecar], containers=[main]))
+    cluster, rec = watched(ZERO, make_pod(initContainers=[sidecar], containers=[main]))
     cluster.run(4)
     status = status_of(cluster)
     assert status["phase"] == "Running"
@@ -458,29 +432,25 @@ def test_sidecar_keeps_running_and_stops_when_main_container_completes() -> None
 
 # ---------------------------------------------------------------------------------------------- deletion
 def test_graceful_deletion_ends_failed_then_removed() -> None:
-    cluster = make_cluster(PodTimings(terminate=5))
-    rec = PodWrites(cluster)
+    cluster, rec = watched(PodTimings(terminate=5))
     client = cluster.client()
-    client.create(make_pod())
     run_to(cluster, 10)
     client.delete("Pod", "default", "p")
     cluster.run(100)
     failed = rec.first("p", phase_is("Failed"))
     assert failed == 15.0
     assert rec.deleted_at("p") == 15.0
-    last = next(p for _w, t, p in reversed(rec.events) if t == "MODIFIED")
-    terminated = cstatus(last["status"])["state"]["terminated"]
+    last = rec.last_status()
+    terminated = cstatus(last)["state"]["terminated"]
     assert (terminated["exitCode"], terminated["reason"]) == (143, "Error")
-    assert cond(last["status"], "Ready")["reason"] == "PodFailed"
+    assert cond(last, "Ready")["reason"] == "PodFailed"
 
 
 def test_deleted_pod_with_finalizer_stays_failed_until_finalizer_removed() -> None:
-    cluster = make_cluster(PodTimings(terminate=2))
-    rec = PodWrites(cluster)
-    client = cluster.client()
     pod = make_pod()
     pod["metadata"]["finalizers"] = ["example.com/hold"]
-    client.create(pod)
+    cluster, rec = watched(PodTimings(terminate=2), pod)
+    client = cluster.client()
     run_to(cluster, 1)
     client.delete("Pod", "default", "p")
     cluster.run(100)
@@ -495,25 +465,32 @@ def test_deleted_pod_with_finalizer_stays_failed_until_finalizer_removed() -> No
         client.get("Pod", "default", "p")
 
 
-def test_terminate_is_capped_by_grace_period() -> None:
-    cluster = make_cluster(PodTimings(terminate=60))
-    rec = PodWrites(cluster)
-    client = cluster.client()
-    client.create(make_pod(terminationGracePeriodSeconds=10))
-    run_to(cluster, 3)
-    client.delete("Pod", "default", "p")
+@pytest.mark.parametrize(
+    ("timings", "pod", "delete_at", "gone_at", "terminated"),
+    [
+        pytest.param(PodTimings(terminate=60), make_pod(terminationGracePeriodSeconds=10), 3, 13.0,
+                     {"exitCode": 137}, id="terminate is capped by the grace period"),
+        pytest.param(PodTimings(pull=100, terminate=20), make_pod(), 10, 10.0,
+                     {"reason": "ContainerStatusUnknown"}, id="deleted before its containers started"),
+    ],
+)
+def test_deleted_pod_ends_failed(
+    timings: PodTimings, pod: Obj, delete_at: float, gone_at: float, terminated: Obj
+) -> None:
+    cluster, rec = watched(timings, pod)
+    run_to(cluster, delete_at)
+    cluster.client().delete("Pod", "default", "p")
     cluster.run(1000)
-    assert rec.deleted_at("p") == 13.0
-    last = next(p for _w, t, p in reversed(rec.events) if t == "MODIFIED")
-    assert last["status"]["phase"] == "Failed"
-    assert cstatus(last["status"])["state"]["terminated"]["exitCode"] == 137
+    assert rec.deleted_at("p") == gone_at
+    last = rec.last_status()
+    assert last["phase"] == "Failed"
+    state = cstatus(last)["state"]["terminated"]
+    assert {k: state[k] for k in terminated} == terminated
 
 
 def test_shorter_grace_on_second_delete_kills_earlier() -> None:
-    cluster = make_cluster(PodTimings(terminate=60))
-    rec = PodWrites(cluster)
+    cluster, rec = watched(PodTimings(terminate=60))
     client = cluster.client()
-    client.create(make_pod())
     run_to(cluster, 1)
     client.delete("Pod", "default", "p")
     run_to(cluster, 5)
@@ -522,26 +499,9 @@ def test_shorter_grace_on_second_delete_kills_earlier() -> None:
     assert rec.deleted_at("p") == 7.0
 
 
-def test_deleted_before_containers_started_ends_with_unknown_status() -> None:
-    cluster = make_cluster(PodTimings(pull=100, terminate=20))
-    rec = PodWrites(cluster)
-    client = cluster.client()
-    client.create(make_pod())
-    run_to(cluster, 10)
-    client.delete("Pod", "default", "p")
-    cluster.run(1000)
-    assert rec.deleted_at("p") == 10.0
-    last = next(p for _w, t, p in reversed(rec.events) if t == "MODIFIED")
-    assert last["status"]["phase"] == "Failed"
-    assert cstatus(last["status"])["state"]["terminated"]["reason"] == "ContainerStatusUnknown"
-    assert cstatus(last["status"])["state"]["terminated"]["exitCode"] == 137
-
-
 def test_finished_pod_is_deleted_at_once_without_kubelet_writes() -> None:
-    cluster = make_cluster()
-    rec = PodWrites(cluster)
+    cluster, rec = watched(ZERO, make_pod(containers=[container(command=["sleep", "1"])]))
     client = cluster.client()
-    client.create(make_pod(containers=[container(command=["sleep", "1"])]))
     run_to(cluster, 10)
     writes = cluster.kubelet.status_writes
     client.delete("Pod", "default", "p")
@@ -602,9 +562,7 @@ def test_kubelet_never_mutates_watch_snapshots() -> None:
 
 # ---------------------------------------------------------------------------------------------- jitter
 def _times(seed: int) -> tuple[float | None, float | None, float | None]:
-    cluster = make_cluster(PodTimings(pull=10, start=1, ready=2, exit_after=30, jitter=5), seed=seed)
-    rec = PodWrites(cluster)
-    cluster.client().create(make_pod())
+    cluster, rec = watched(PodTimings(pull=10, start=1, ready=2, exit_after=30, jitter=5), seed=seed)
     cluster.run(1000)
     return rec.first("p", phase_is("Running")), rec.first("p", ready), rec.first("p", phase_is("Succeeded"))
 
@@ -628,10 +586,9 @@ def test_image_id_drops_tag_and_is_stable() -> None:
 
 # ------------------------------------------------------------------------------ activeDeadlineSeconds
 def test_pod_active_deadline_fails_the_pod_and_kills_its_containers() -> None:
-    cluster = make_cluster(PodTimings(pull=5, terminate=3))
-    rec = PodWrites(cluster)
-    cluster.client().create(make_pod(restartPolicy="Never", activeDeadlineSeconds=60,
-                                     containers=[container(command=SLEEP_FOREVER)]))
+    pod = make_pod(restartPolicy="Never", activeDeadlineSeconds=60,
+                   containers=[container(command=SLEEP_FOREVER)])
+    cluster, rec = watched(PodTimings(pull=5, terminate=3), pod)
     cluster.run(100)
     # pkg/kubelet/active_deadline.go: 60 s after startTime (admission at 0 s), not after the start at 5 s.
     assert rec.first("p", phase_is("Failed")) == 60.0
@@ -644,9 +601,8 @@ def test_pod_active_deadline_fails_the_pod_and_kills_its_containers() -> None:
 
 
 def test_pod_without_active_deadline_keeps_running() -> None:
-    cluster = make_cluster(PodTimings())
-    rec = PodWrites(cluster)
-    cluster.client().create(make_pod(restartPolicy="Never", containers=[container(command=SLEEP_FOREVER)]))
+    pod = make_pod(restartPolicy="Never", containers=[container(command=SLEEP_FOREVER)])
+    cluster, rec = watched(PodTimings(), pod)
     cluster.run(1000)
     assert rec.first("p", phase_is("Failed")) is None
 
@@ -658,9 +614,8 @@ def waiting_of(pod: Obj) -> tuple[str | None, str | None]:
 
 
 def test_failed_pulls_show_err_image_pull_then_image_pull_back_off_and_retry_with_back_off() -> None:
-    cluster = make_cluster(PodTimings(pull=2, start=1, pull_failures=3))
-    rec = PodWrites(cluster)
-    cluster.client().create(make_pod(containers=[container(command=SLEEP_FOREVER)]))
+    pod = make_pod(containers=[container(command=SLEEP_FOREVER)])
+    cluster, rec = watched(PodTimings(pull=2, start=1, pull_failures=3), pod)
     cluster.run(200)
     reasons = lambda want: rec.first("p", lambda p: waiting_of(p)[0] == want)  # noqa: E731
     # Attempt 1 fails at 2 s; the 10 s re-sync finds the 10 s back-off over: attempt 2 at 12 s fails at
@@ -678,19 +633,16 @@ def test_failed_pulls_show_err_image_pull_then_image_pull_back_off_and_retry_wit
 
 
 def test_pull_that_always_fails_never_runs() -> None:
-    cluster = make_cluster(PodTimings(pull=1, pull_failures=math.inf))
-    rec = PodWrites(cluster)
-    cluster.client().create(make_pod(containers=[container(command=SLEEP_FOREVER)]))
+    pod = make_pod(containers=[container(command=SLEEP_FOREVER)])
+    cluster, rec = watched(PodTimings(pull=1, pull_failures=math.inf), pod)
     cluster.run(3000)
     assert rec.first("p", phase_is("Running")) is None
     assert waiting_of({"status": status_of(cluster)})[0] in ("ErrImagePull", "ImagePullBackOff")
 
 
 def test_exit_per_run_changes_between_container_restarts() -> None:
-    cluster = make_cluster(PodTimings(exit_after=5, exit_code=1, exit_runs=((5.0, 1), (30.0, 0))))
-    rec = PodWrites(cluster)
-    cluster.client().create(make_pod(restartPolicy="OnFailure",
-                                     containers=[container(command=SLEEP_FOREVER)]))
+    pod = make_pod(restartPolicy="OnFailure", containers=[container(command=SLEEP_FOREVER)])
+    cluster, rec = watched(PodTimings(exit_after=5, exit_code=1, exit_runs=((5.0, 1), (30.0, 0))), pod)
     cluster.run(200)
     # Run 1 exits 1 at 5 s and restarts at once; run 2 exits 0 after 30 s: the pod succeeds at 35 s.
     assert rec.first("p", phase_is("Succeeded")) == 35.0

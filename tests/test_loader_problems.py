@@ -7,27 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from scenario_files import jobset_manifest, replicated_job
 
 from fakecluster import ScenarioError, run_scenario, validate_scenario
 from fakecluster.scenario.loader import load_scenario
 
-MANIFEST = """\
-apiVersion: jobset.x-k8s.io/v1alpha2
-kind: JobSet
-metadata: {name: js}
-spec:
-  replicatedJobs:
-    - name: w
-      replicas: 1
-      template:
-        spec:
-          parallelism: 2
-          completions: 2
-          template:
-            spec:
-              restartPolicy: Never
-              containers: [{name: c, image: busybox}]
-"""
+MANIFEST = jobset_manifest(replicated_job(pods=2))
 
 
 def write(tmp_path: Path, body: str, manifest: str = MANIFEST) -> Path:

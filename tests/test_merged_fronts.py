@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from scenario_files import jobset_manifest, replicated_job
+
 from fakecluster.cli import main
 from fakecluster.report import run_for_report
 from fakecluster.report.jsonl import read_traces
@@ -15,27 +17,12 @@ from fakecluster.scenario.runner import run_scenario
 ROOT = Path(__file__).resolve().parent.parent
 PLAIN = ROOT / "scenarios" / "startup" / "three-tier-inorder.yaml"
 
-SWEEP = """\
+SWEEP = f"""\
 seed: 10
-sweep: {seeds: 3}
-pods: [{match: {}, schedule: 1s, start: 1s, exit: {after: 10s}, jitter: 0.2}]
+sweep: {{seeds: 3}}
+pods: [{{match: {{}}, schedule: 1s, start: 1s, exit: {{after: 10s}}, jitter: 0.2}}]
 jobset:
-  apiVersion: jobset.x-k8s.io/v1alpha2
-  kind: JobSet
-  metadata: {name: js}
-  spec:
-    replicatedJobs:
-      - name: w
-        replicas: 1
-        template:
-          spec:
-            parallelism: 2
-            completions: 2
-            template:
-              spec:
-                restartPolicy: Never
-                containers: [{name: c, image: busybox}]
-expect:
+{jobset_manifest(replicated_job(pods=2), indent=2)}expect:
   - happens: jobset Completed
     by: 60s
 """

@@ -24,6 +24,11 @@ SHAPES = {"mpi": {"launcher": GroupShape(1, 1), "node": GroupShape(2, 2)}}
 _seq = itertools.count()
 
 
+def _event(kind: str, time: float, event: str, name: str, seq: int | None, **coords: object) -> TraceEvent:
+    return TraceEvent(time=time, seq=next(_seq) if seq is None else seq, kind=kind, namespace="default",
+                      name=name, event=event, **coords)  # type: ignore[arg-type]
+
+
 def pod(
     time: float,
     event: str,
@@ -36,36 +41,15 @@ def pod(
     seq: int | None = None,
     jobset: str = "mpi",
 ) -> TraceEvent:
-    return TraceEvent(
-        time=time,
-        seq=next(_seq) if seq is None else seq,
-        kind="Pod",
-        namespace="default",
-        name=name or f"{jobset}-{rj}-{ji}-{pi}-a{attempt}",
-        event=event,
-        jobset=jobset,
-        replicated_job=rj,
-        job_index=ji,
-        pod_index=pi,
-        attempt=attempt,
-    )
+    return _event("Pod", time, event, name or f"{jobset}-{rj}-{ji}-{pi}-a{attempt}", seq, jobset=jobset,
+                  replicated_job=rj, job_index=ji, pod_index=pi, attempt=attempt)
 
 
 def job(
     time: float, event: str, *, rj: str = "node", ji: int = 0, attempt: int = 0, seq: int | None = None
 ) -> TraceEvent:
-    return TraceEvent(
-        time=time,
-        seq=next(_seq) if seq is None else seq,
-        kind="Job",
-        namespace="default",
-        name=f"mpi-{rj}-{ji}",
-        event=event,
-        jobset="mpi",
-        replicated_job=rj,
-        job_index=ji,
-        attempt=attempt,
-    )
+    return _event("Job", time, event, f"mpi-{rj}-{ji}", seq, jobset="mpi", replicated_job=rj, job_index=ji,
+                  attempt=attempt)
 
 
 def jobset(time: float, event: str, name: str = "mpi", attempt: int | None = None) -> TraceEvent:

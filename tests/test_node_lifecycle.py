@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from cluster_harness import make_pod, run_to
+from cluster_harness import fail_node_at, make_pod, run_to
 
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj, clone, get_condition
@@ -120,8 +120,7 @@ def test_job_pods_get_the_default_tolerations_but_the_template_does_not() -> Non
 def test_failed_node_goes_unknown_after_the_grace_period() -> None:
     cluster = make_cluster()
     assert cluster.node_lifecycle.grace == 50.0
-    run_to(cluster, 10)
-    cluster.node_lifecycle.fail_node("n-1")
+    fail_node_at(cluster, 10, "n-1")
     run_to(cluster, 59.9)
     assert get_condition(node(cluster, "n-1"), "Ready")["status"] == "True"  # type: ignore[index]
     run_to(cluster, 60)
@@ -140,8 +139,7 @@ def test_failed_node_goes_unknown_after_the_grace_period() -> None:
 def test_taints_noschedule_at_detection_and_noexecute_one_monitor_period_later() -> None:
     cluster = make_cluster()
     writes = NodeWrites(cluster, "n-1")
-    run_to(cluster, 10)
-    cluster.node_lifecycle.fail_node("n-1")
+    fail_node_at(cluster, 10, "n-1")
     run_to(cluster, 100)
     no_schedule = {"key": UNREACHABLE, "effect": "NoSchedule", "timeAdded": rfc3339(60)}
     no_execute = {"key": UNREACHABLE, "effect": "NoExecute", "timeAdded": rfc3339(65)}
@@ -169,10 +167,7 @@ def test_pods_of_the_failed_node_are_marked_not_ready() -> None:
 
 def test_taint_manager_deletes_the_pod_after_its_toleration_seconds() -> None:
     cluster = make_cluster()
-    api = cluster.client()
-    api.create(make_pod("a", "n-1"))
-    run_to(cluster, 10)
-    cluster.node_lifecycle.fail_node("n-1")
+    fail_node_at(cluster, 10, "n-1", make_pod("a", "n-1"))
     run_to(cluster, 65)
     assert cluster.node_lifecycle.taint_eviction.scheduled_eviction(NS, "a") == 365  # taint seen + 300 s
     run_to(cluster, 364.9)
@@ -195,9 +190,7 @@ def test_taint_manager_deletes_the_pod_after_its_toleration_seconds() -> None:
 ])
 def test_toleration_seconds_decide_when(toleration: Obj, evicted_at: float | None) -> None:
     cluster = make_cluster()
-    cluster.client().create(make_pod("a", "n-1", tolerations=[toleration]))
-    run_to(cluster, 10)
-    cluster.node_lifecycle.fail_node("n-1")
+    fail_node_at(cluster, 10, "n-1", make_pod("a", "n-1", tolerations=[toleration]))
     times: list[float] = []
     cluster.client().watch("Pod", lambda e: times.append(cluster.clock.now)
                            if e.object["metadata"].get("deletionTimestamp") and not times else None)
@@ -233,8 +226,7 @@ def test_job_counts_the_evicted_pod_and_reschedules_it_on_a_healthy_node() -> No
 def test_new_pods_are_not_scheduled_onto_the_failed_node() -> None:
     cluster = make_cluster(NodePool("n", count=2))
     api = cluster.client()
-    run_to(cluster, 10)
-    cluster.node_lifecycle.fail_node("n-1")
+    fail_node_at(cluster, 10, "n-1")
     run_to(cluster, 60)
     api.create(make_pod("pinned", "n-1"))
     api.create(make_pod("free"))
@@ -246,14 +238,17 @@ def test_new_pods_are_not_scheduled_onto_the_failed_node() -> None:
         get_condition(pinned, "PodScheduled")["message"]  # type: ignore[index]
 
 
-def test_the_frozen_kubelet_neither_reports_exits_nor_finishes_deletions() -> None:
+def frozen_with_a_deletion() -> Cluster:
+    """Pods ``a`` (exits at 30 s) and ``b`` (1 s to terminate) on ``n-1``, which fails at 10 s; ``b`` is
+    deleted right after."""
     cluster = make_cluster(timings=PodTimings(exit_after=30, terminate=1))
-    api = cluster.client()
-    api.create(make_pod("a", "n-1"))
-    api.create(make_pod("b", "n-1"))
-    run_to(cluster, 10)
-    cluster.node_lifecycle.fail_node("n-1")
-    api.delete("Pod", NS, "b")
+    fail_node_at(cluster, 10, "n-1", make_pod("a", "n-1"), make_pod("b", "n-1"))
+    cluster.client().delete("Pod", NS, "b")
+    return cluster
+
+
+def test_the_frozen_kubelet_neither_reports_exits_nor_finishes_deletions() -> None:
+    cluster = frozen_with_a_deletion()
     run_to(cluster, 50)
     assert pod(cluster, "a")["status"]["phase"] == "Running"  # would have exited at 30
     assert pod(cluster, "b")["status"]["phase"] == "Running"  # would have been killed at 11
@@ -262,9 +257,7 @@ def test_the_frozen_kubelet_neither_reports_exits_nor_finishes_deletions() -> No
 
 def test_only_node_failing_enters_master_disruption_mode_and_evicts_nothing() -> None:
     cluster = make_cluster(NodePool("solo"))
-    cluster.client().create(make_pod("a"))
-    run_to(cluster, 10)
-    cluster.node_lifecycle.fail_node("solo")
+    fail_node_at(cluster, 10, "solo", make_pod("a"))
     run_to(cluster, 2000)
     assert [(t["key"], t["effect"]) for t in taints(cluster, "solo")] == [(UNREACHABLE, "NoSchedule")]
     assert get_condition(pod(cluster, "a"), "Ready")["status"] == "False"  # type: ignore[index]
@@ -275,8 +268,7 @@ def test_only_node_failing_enters_master_disruption_mode_and_evicts_nothing() ->
 def test_zone_tainter_takes_one_node_per_ten_seconds() -> None:
     cluster = make_cluster(NodePool("n", count=4))
     writes = {name: NodeWrites(cluster, name) for name in ("n-1", "n-2")}
-    run_to(cluster, 10)
-    cluster.node_lifecycle.fail_node("n-1")
+    fail_node_at(cluster, 10, "n-1")
     cluster.node_lifecycle.fail_node("n-2")
     run_to(cluster, 200)
     no_execute_at = {name: next(t for t, ts, _ in w.writes if any(x["effect"] == "NoExecute" for x in ts))
@@ -310,10 +302,7 @@ def test_zones_are_judged_separately() -> None:
 
 def test_recovered_node_is_untainted_and_its_pods_survive() -> None:
     cluster = make_cluster()
-    api = cluster.client()
-    api.create(make_pod("a", "n-1"))
-    run_to(cluster, 10)
-    cluster.node_lifecycle.fail_node("n-1")
+    fail_node_at(cluster, 10, "n-1", make_pod("a", "n-1"))
     run_to(cluster, 100)
     assert cluster.node_lifecycle.taint_eviction.scheduled_eviction(NS, "a") == 365
     cluster.node_lifecycle.recover_node("n-1")
@@ -333,13 +322,7 @@ def test_recovered_node_is_untainted_and_its_pods_survive() -> None:
 
 
 def test_recovered_kubelet_finishes_what_it_missed() -> None:
-    cluster = make_cluster(timings=PodTimings(exit_after=30, terminate=1))
-    api = cluster.client()
-    api.create(make_pod("a", "n-1"))
-    api.create(make_pod("b", "n-1"))
-    run_to(cluster, 10)
-    cluster.node_lifecycle.fail_node("n-1")
-    api.delete("Pod", NS, "b")
+    cluster = frozen_with_a_deletion()
     run_to(cluster, 40)
     cluster.node_lifecycle.recover_node("n-1")
     run_to(cluster, 41)

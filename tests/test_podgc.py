@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from cluster_harness import PodWrites, make_pod, run_to
+from cluster_harness import PodWrites, fail_node_at, make_pod, run_to
 
 from fakecluster.api.errors import NotFound
 from fakecluster.api.objects import Obj, clone, get_condition
@@ -44,9 +44,7 @@ def gone(cluster: Cluster, name: str) -> bool:
 def test_pods_of_a_deleted_node_are_failed_and_removed_after_the_quarantine() -> None:
     cluster = make_cluster()
     api = cluster.client()
-    api.create(make_pod("a", "n-1"))
-    run_to(cluster, 10)
-    cluster.node_lifecycle.fail_node("n-1")
+    fail_node_at(cluster, 10, "n-1", make_pod("a", "n-1"))
     run_to(cluster, 401)
     writes = PodWrites(cluster)
     api.delete("Node", "", "n-1")  # at 401: passes at 420 (quarantine until 460), 440, 460
@@ -94,9 +92,7 @@ def test_terminating_pods_on_an_out_of_service_node_are_force_deleted_once_it_is
     manager delete the pods at once; they stay Terminating until the node is not Ready and PodGC runs."""
     cluster = make_cluster()
     api = cluster.client()
-    api.create(make_pod("a", "n-1"))
-    run_to(cluster, 10)
-    cluster.node_lifecycle.fail_node("n-1")
+    fail_node_at(cluster, 10, "n-1", make_pod("a", "n-1"))
     node = clone(api.get("Node", "", "n-1"))
     node["spec"]["taints"] = [OUT_OF_SERVICE]
     api.update(node)
@@ -120,9 +116,7 @@ def test_terminating_pods_on_an_out_of_service_node_are_force_deleted_once_it_is
 def test_out_of_service_taint_alone_does_not_touch_running_pods() -> None:
     cluster = make_cluster()
     api = cluster.client()
-    api.create(make_pod("a", "n-1"))
-    run_to(cluster, 10)
-    cluster.node_lifecycle.fail_node("n-1")
+    fail_node_at(cluster, 10, "n-1", make_pod("a", "n-1"))
     node = clone(api.get("Node", "", "n-1"))
     node["spec"]["taints"] = [{**OUT_OF_SERVICE, "effect": "NoSchedule"}]
     api.update(node)
@@ -157,9 +151,7 @@ def test_what_a_job_sees_when_its_node_is_lost_and_then_deleted(policy: bool) ->
     if policy:
         spec["podFailurePolicy"] = {"rules": [{"action": "Ignore",
                                                "onPodConditions": [{"type": "DisruptionTarget"}]}]}
-    api.create(make_job(**spec))
-    run_to(cluster, 10)
-    cluster.node_lifecycle.fail_node("n-1")
+    fail_node_at(cluster, 10, "n-1", make_job(**spec))
     run_to(cluster, 400)
     status = api.get("Job", NS, "j")["status"]
     if policy:  # the terminating pod is neither counted nor replaced

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from scenario_files import jobset_manifest, pods_rule, replicated_job
 
 from fakecluster.scenario.runner import run_scenario
 
@@ -15,31 +16,12 @@ pytest_plugins = ["pytester"]
 # plugin is kept out (it would re-import hypothesis in every inner run)
 PLUGIN = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
 
-SCENARIO = """\
+def scenario(*, seed: int, tags: str, by: str) -> str:
+    return f"""\
 seed: {seed}
 tags: {tags}
-pods:
-  - match: {{}}
-    schedule: 1s
-    start: 1s
-    exit: {{after: 10s}}
-jobset:
-  apiVersion: jobset.x-k8s.io/v1alpha2
-  kind: JobSet
-  metadata: {{name: js}}
-  spec:
-    replicatedJobs:
-      - name: w
-        replicas: 1
-        template:
-          spec:
-            parallelism: 2
-            completions: 2
-            template:
-              spec:
-                restartPolicy: Never
-                containers: [{{name: c, image: busybox}}]
-expect:
+{pods_rule()}jobset:
+{jobset_manifest(replicated_job(pods=2), indent=2)}expect:
   - happens: jobset Completed
     by: {by}
 """
@@ -48,7 +30,7 @@ expect:
 def _write(pytester: pytest.Pytester, path: str, *, seed: int = 1, tags: str = "[]", by: str = "60s") -> None:
     target = pytester.path / path
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(SCENARIO.format(seed=seed, tags=tags, by=by))
+    target.write_text(scenario(seed=seed, tags=tags, by=by))
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -61,7 +43,7 @@ def _warm_up(tmp_path_factory: pytest.TempPathFactory) -> None:
     active freeze breaks. Importing everything a run needs up front avoids that (and the re-imports).
     """
     path: Path = tmp_path_factory.mktemp("warm") / "warm.yaml"
-    path.write_text(SCENARIO.format(seed=0, tags="[]", by="60s"))
+    path.write_text(scenario(seed=0, tags="[]", by="60s"))
     assert run_scenario(path).passed
 
 
@@ -130,23 +112,7 @@ def test_junit_output_carries_the_digest(suite: pytest.Pytester) -> None:
 
 # ---------------------------------------------------------------- a user's layout: other folders, manifests
 
-MANIFEST = """\
-apiVersion: jobset.x-k8s.io/v1alpha2
-kind: JobSet
-metadata: {name: js}
-spec:
-  replicatedJobs:
-    - name: w
-      replicas: 1
-      template:
-        spec:
-          parallelism: 2
-          completions: 2
-          template:
-            spec:
-              restartPolicy: Never
-              containers: [{name: c, image: busybox}]
-"""
+MANIFEST = jobset_manifest(replicated_job(pods=2))
 BY_REFERENCE = """\
 pods: [{match: {}, schedule: 1s, start: 1s, exit: {after: 10s}}]
 jobset: {file: manifests/js.yaml}

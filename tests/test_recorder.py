@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from scenario_files import jobset_object, rjob_object
 
 from fakecluster.cluster import Cluster, ClusterConfig
 from fakecluster.scenario.recorder import TraceRecorder
@@ -19,35 +20,11 @@ from fakecluster.scenario.runner import ScenarioOutcome, run_scenario
 from fakecluster.scenario.trace import TraceEvent
 from fakecluster.workload_plugin import load_plugin
 
-POD_SPEC: dict[str, Any] = {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}
-
 # replicated job "a": 1 Job x 1 pod; "b": 2 Jobs x 3 pods
-JOBSET: dict[str, Any] = {
-    "apiVersion": "jobset.x-k8s.io/v1alpha2",
-    "kind": "JobSet",
-    "metadata": {"name": "js"},
-    "spec": {
-        "replicatedJobs": [
-            {
-                "name": "a",
-                "replicas": 1,
-                "template": {"spec": {"backoffLimit": 0, "template": {"spec": POD_SPEC}}},
-            },
-            {
-                "name": "b",
-                "replicas": 2,
-                "template": {
-                    "spec": {
-                        "parallelism": 3,
-                        "completions": 3,
-                        "backoffLimit": 0,
-                        "template": {"spec": POD_SPEC},
-                    }
-                },
-            },
-        ]
-    },
-}
+JOBSET: dict[str, Any] = jobset_object(
+    rjob_object("a", backoffLimit=0),
+    rjob_object("b", replicas=2, parallelism=3, completions=3, backoffLimit=0),
+)
 SLOTS = {("a", 0, 0), ("b", 0, 0), ("b", 0, 1), ("b", 0, 2), ("b", 1, 0), ("b", 1, 1), ("b", 1, 2)}
 
 # bound at 1 s, image pulled 3 s, running 4 s, Ready 7 s, Succeeded 24 s
@@ -210,22 +187,7 @@ def test_suspend_and_resume_are_recorded_on_jobs_and_the_jobset(tmp_path: Path) 
 
 def _manifest(seconds: int) -> dict[str, Any]:
     container = {"name": "c", "image": "busybox", "command": ["sleep", str(seconds)]}
-    return {
-        "apiVersion": "jobset.x-k8s.io/v1alpha2",
-        "kind": "JobSet",
-        "metadata": {"name": "js"},
-        "spec": {
-            "replicatedJobs": [
-                {
-                    "name": "w",
-                    "replicas": 1,
-                    "template": {
-                        "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [container]}}}
-                    },
-                }
-            ]
-        },
-    }
+    return jobset_object(rjob_object(pod_spec={"restartPolicy": "Never", "containers": [container]}))
 
 
 def _record(seconds: int) -> tuple[TraceRecorder, list[TraceEvent]]:

@@ -13,38 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from scenario_files import jobset_object, rjob_object
 
 from fakecluster.scenario.loader import load_scenario
 from fakecluster.scenario.runner import ScenarioOutcome, ScenarioRun, run_scenario
 from fakecluster.scenario.trace import TraceEvent
 from fakecluster.workload_plugin import load_plugin
 
-JOBSET: dict[str, Any] = {
-    "apiVersion": "jobset.x-k8s.io/v1alpha2",
-    "kind": "JobSet",
-    "metadata": {"name": "js"},
-    "spec": {
-        "replicatedJobs": [
-            {
-                "name": "w",
-                "replicas": 2,
-                "template": {
-                    "spec": {
-                        "parallelism": 2,
-                        "completions": 2,
-                        "backoffLimit": 2,
-                        "template": {
-                            "spec": {
-                                "restartPolicy": "Never",
-                                "containers": [{"name": "c", "image": "busybox"}],
-                            }
-                        },
-                    }
-                },
-            }
-        ]
-    },
-}
+JOBSET: dict[str, Any] = jobset_object(
+    rjob_object(replicas=2, parallelism=2, completions=2, backoffLimit=2)
+)
 
 # Pods are bound at 1 s, running and Ready at 2 s, succeed at 62 s; a deleted pod takes 2 s to stop.
 PODS: list[dict[str, Any]] = [

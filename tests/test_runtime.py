@@ -27,6 +27,17 @@ class Log:
         return self.results(key, len(self.calls))
 
 
+def queue_with_a(
+    results: Callable[[Hashable, int], float | None] | None = None, *, latency: float = 0.0
+) -> tuple[Clock, Controller, Log]:
+    """A controller whose reconcile is a :class:`Log` of ``results``, key ``a`` enqueued at 0 s."""
+    clock = Clock()
+    log = Log(clock, results)
+    controller = Controller(clock, "test", log, latency=latency)
+    controller.enqueue("a")
+    return clock, controller, log
+
+
 def approx_calls(calls: list[tuple[float, Hashable]]) -> list[tuple[float, Hashable]]:
     return [(round(t, 9), k) for t, k in calls]
 
@@ -69,57 +80,34 @@ def test_latency_is_added_to_every_enqueue() -> None:
 
 
 def test_key_enqueued_during_its_own_reconcile_runs_again() -> None:
-    clock = Clock()
-    controller: Controller
-
-    def reconcile(key: Hashable) -> None:
-        log.append(clock.now)
-        if len(log) == 1:
-            controller.enqueue(key)
-
-    log: list[float] = []
-    controller = Controller(clock, "test", reconcile)
-    controller.enqueue("a")
+    clock, controller, log = queue_with_a(lambda key, n: controller.enqueue(key) if n == 1 else None)
     clock.run(10)
-    assert log == [0.0, 0.0]
+    assert log.calls == [(0.0, "a"), (0.0, "a")]
 
 
 def test_requeue_after() -> None:
-    clock = Clock()
-    log = Log(clock, lambda key, n: 2.5 if n < 3 else None)
-    controller = Controller(clock, "test", log, latency=0.5)
-    controller.enqueue("a")
+    clock, _, log = queue_with_a(lambda key, n: 2.5 if n < 3 else None, latency=0.5)
     clock.run(100)
     assert log.calls == [(0.5, "a"), (3.0, "a"), (5.5, "a")]
 
 
 def test_requeue_after_does_not_postpone_an_earlier_enqueue() -> None:
-    clock = Clock()
-    controller: Controller
-
-    def reconcile(key: Hashable) -> float:
-        calls.append(clock.now)
-        if len(calls) == 1:
+    def results(key: Hashable, n: int) -> float:
+        if n == 1:
             controller.enqueue(key, after=1.0)
-        return 10.0 if len(calls) < 3 else -1.0
+        return 10.0 if n < 3 else -1.0
 
-    calls: list[float] = []
-    controller = Controller(clock, "test", reconcile)
-    controller.enqueue("a")
+    clock, controller, log = queue_with_a(results)
     clock.run(100)
-    assert calls == [0.0, 1.0, 11.0]
+    assert log.calls == [(0.0, "a"), (1.0, "a"), (11.0, "a")]
 
 
 def test_api_error_backs_off_exponentially_from_5ms() -> None:
-    clock = Clock()
-
     def results(key: Hashable, n: int) -> None:
         if n <= 4:
             raise errors.Conflict("jobs", "batch", "x")
 
-    log = Log(clock, results)
-    controller = Controller(clock, "test", log)
-    controller.enqueue("a")
+    clock, controller, log = queue_with_a(results)
     clock.run(100)
     times = [t for t, _ in log.calls]
     assert times == pytest.approx([0.0, 0.005, 0.015, 0.035, 0.075])
@@ -155,28 +143,20 @@ def test_back_off_is_per_key_and_resets_after_success() -> None:
 
 
 def test_back_off_with_latency_is_not_added_twice() -> None:
-    clock = Clock()
-
     def results(key: Hashable, n: int) -> None:
         if n == 1:
             raise errors.Conflict("jobs", "batch", "x")
 
-    log = Log(clock, results)
-    controller = Controller(clock, "test", log, latency=0.002)
-    controller.enqueue("a")
+    clock, _, log = queue_with_a(results, latency=0.002)
     clock.run(10)
     assert [t for t, _ in log.calls] == pytest.approx([0.002, 0.007])
 
 
 def test_back_off_doubles_until_capped_at_1000s() -> None:
-    clock = Clock()
-
     def always_conflict(key: Hashable, n: int) -> None:
         raise errors.Conflict("jobs", "batch", "x")
 
-    log = Log(clock, always_conflict)
-    controller = Controller(clock, "test", log)
-    controller.enqueue("a")
+    clock, _, log = queue_with_a(always_conflict)
     clock.run(6000)
     times = [t for t, _ in log.calls]
     gaps = [b - a for a, b in pairwise(times)]

@@ -4,43 +4,29 @@ what the runner does with them."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
-from fault_scenarios import final_jobset_status, play, write
+from fault_scenarios import after_init, final_jobset_status, play, play_collecting, write
+from scenario_files import jobset_manifest
 
 from fakecluster.api.objects import Obj, get_condition
 from fakecluster.cluster import Cluster
-from fakecluster.scenario.errors import ScenarioError
-from fakecluster.scenario.format import RESTARTABLE_CONTROLLERS, UNSUPPORTED_ACTIONS, Scenario
-from fakecluster.scenario.loader import load_scenario
+from fakecluster.scenario.format import RESTARTABLE_CONTROLLERS, UNSUPPORTED_ACTIONS
 from fakecluster.scenario.runner import run_scenario
+from tests.test_scenario_format import load_error, load_text
 
-JOBSET = """\
-jobset:
-  apiVersion: jobset.x-k8s.io/v1alpha2
-  kind: JobSet
-  metadata: {name: mpi}
-  spec:
-    replicatedJobs:
-      - name: node
-        replicas: 2
-        template: {spec: {parallelism: 2, completions: 2, template: {spec: {containers: [{name: c}]}}}}
-expect: [{happens: jobset Completed}]
-"""
-
-
-def load_text(tmp_path: Path, body: str) -> Scenario:
-    path = tmp_path / "case.yaml"
-    path.write_text(textwrap.dedent(body), encoding="utf-8")
-    return load_scenario(path)
-
-
-def load_error(tmp_path: Path, body: str) -> ScenarioError:
-    with pytest.raises(ScenarioError) as info:
-        load_text(tmp_path, body)
-    return info.value
+JOBSET = (
+    "jobset:\n"
+    + jobset_manifest(
+        "- name: node\n"
+        "  replicas: 2\n"
+        "  template: {spec: {parallelism: 2, completions: 2, template: {spec: {containers: [{name: c}]}}}}\n",
+        name="mpi",
+        indent=2,
+    )
+    + "expect: [{happens: jobset Completed}]\n"
+)
 
 
 # --------------------------------------------------------------------------- loading
@@ -162,16 +148,8 @@ def test_restart_controller_replaces_the_runs_controller_and_stops_the_old_one(
 ) -> None:
     from jobset.controller.jobset_controller import JobSetController
 
-    started: list[JobSetController] = []
-    original = JobSetController.__init__
-
-    def recording_init(self: JobSetController, *args: object, **kwargs: object) -> None:
-        original(self, *args, **kwargs)  # type: ignore[arg-type]
-        started.append(self)
-
-    monkeypatch.setattr(JobSetController, "__init__", recording_init)
     actions = "actions:\n  - {at: 5s, restartController: jobset}\n  - {at: 6s, restartController: jobset}\n"
-    outcome, run = play(write(tmp_path, actions=actions))
+    started, outcome, run = play_collecting(monkeypatch, JobSetController, write(tmp_path, actions=actions))
     assert outcome.passed, outcome.report
     assert len(started) == 3
     assert run.actions.controller is started[-1]
@@ -183,13 +161,11 @@ def test_evict_pod_marks_the_pod_disrupted_and_deletes_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     deleted: list[Obj] = []
-    original = Cluster.__init__
 
-    def watching_init(self: Cluster, *args: object, **kwargs: object) -> None:
-        original(self, *args, **kwargs)  # type: ignore[arg-type]
-        self.server.watch("Pod", lambda e: deleted.append(e.object) if e.type == "DELETED" else None)
+    def watch_deletions(cluster: Cluster) -> None:
+        cluster.server.watch("Pod", lambda e: deleted.append(e.object) if e.type == "DELETED" else None)
 
-    monkeypatch.setattr(Cluster, "__init__", watching_init)
+    after_init(monkeypatch, Cluster, watch_deletions)
     actions = 'actions:\n  - {when: all workers pods Ready, evictPod: {pod: "workers[1/0]"}}\n'
     outcome, run = play(write(tmp_path, actions=actions))
     assert run.actions.errors == []

@@ -12,6 +12,7 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
+from scenario_files import jobset_manifest
 
 from fakecluster.scenario.durations import format_duration, format_seconds, parse_duration
 from fakecluster.scenario.errors import MAX_PROBLEMS, ScenarioError, ScenarioProblems
@@ -26,19 +27,15 @@ from fakecluster.scenario.loader import load_scenario, validate_against_workload
 from fakecluster.scenario.milestones import workload_shapes
 from fakecluster.workload_plugin import GroupShape
 
-JOBSET = """\
-jobset:
-  apiVersion: jobset.x-k8s.io/v1alpha2
-  kind: JobSet
-  metadata: {name: mpi}
-  spec:
-    replicatedJobs:
-      - name: launcher
-        template: {spec: {parallelism: 1, completions: 1, template: {spec: {containers: [{name: c}]}}}}
-      - name: node
-        replicas: 2
-        template: {spec: {parallelism: 3, completions: 3, template: {spec: {containers: [{name: c}]}}}}
-"""
+JOBSET = "jobset:\n" + jobset_manifest(
+    "- name: launcher\n"
+    "  template: {spec: {parallelism: 1, completions: 1, template: {spec: {containers: [{name: c}]}}}}\n",
+    "- name: node\n"
+    "  replicas: 2\n"
+    "  template: {spec: {parallelism: 3, completions: 3, template: {spec: {containers: [{name: c}]}}}}\n",
+    name="mpi",
+    indent=2,
+)
 SHAPES = {"mpi": {"launcher": GroupShape(1, 1), "node": GroupShape(2, 3)}}
 
 

@@ -51,6 +51,13 @@ def scheduled_condition(cluster: Cluster, name: str) -> Obj | None:
     return get_condition(cluster.client().get("Pod", "default", name), "PodScheduled")
 
 
+def scheduling_message(cluster: Cluster, name: str) -> str:
+    """The message of pod ``name``'s ``PodScheduled`` condition (which it must have)."""
+    cond = scheduled_condition(cluster, name)
+    assert cond is not None
+    return str(cond["message"])
+
+
 class BindTimes:
     """When each pod got its node (the MODIFIED event that set ``spec.nodeName``)."""
 
@@ -144,9 +151,7 @@ def test_request_larger_than_any_node_says_preemption_is_not_helpful() -> None:
     cluster = make_cluster([NodePool("n", count=2, capacity=SMALL)])
     cluster.client().create(make_pod("p", cpu="2", memory="8Gi"))
     cluster.run(10)
-    cond = scheduled_condition(cluster, "p")
-    assert cond is not None
-    assert cond["message"] == (
+    assert scheduling_message(cluster, "p") == (
         "0/2 nodes are available: 2 Insufficient cpu, 2 Insufficient memory. "
         "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
 
@@ -159,9 +164,7 @@ def test_mixed_reasons_are_counted_and_sorted_like_upstream() -> None:
     ])
     cluster.client().create(make_pod("p", cpu="3"))
     cluster.run(10)
-    cond = scheduled_condition(cluster, "p")
-    assert cond is not None
-    assert cond["message"] == (
+    assert scheduling_message(cluster, "p") == (
         "0/3 nodes are available: "
         "1 node(s) had untolerated taint {nvidia.com/gpu: present}, 2 Insufficient cpu. "
         "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.")
@@ -173,28 +176,31 @@ def test_too_many_pods() -> None:
     cluster.client().create(make_pod("b"))
     cluster.run(10)
     assert node_of(cluster, "a") == "n"
-    cond = scheduled_condition(cluster, "b")
-    assert cond is not None
-    assert cond["message"].startswith("0/1 nodes are available: 1 Too many pods. preemption:")
+    assert scheduling_message(cluster, "b").startswith(
+        "0/1 nodes are available: 1 Too many pods. preemption:")
 
 
 def test_no_nodes() -> None:
     cluster = make_cluster([])
     cluster.client().create(make_pod("p"))
     cluster.run(10)
-    cond = scheduled_condition(cluster, "p")
-    assert cond is not None
-    assert cond["message"] == "no nodes available to schedule pods"
+    assert scheduling_message(cluster, "p") == "no nodes available to schedule pods"
 
 
 # ---------------------------------------------------------------------------------------------- retries
-def test_unschedulable_pod_is_scheduled_when_a_pod_frees_capacity() -> None:
+def second_waits_for_first(*, sleep: str, second_at: float) -> tuple[Cluster, BindTimes]:
+    """One node with room for one 1-CPU pod: ``first`` (``sleep`` seconds) at 0 s, ``second`` at
+    ``second_at``."""
     cluster = make_cluster([NodePool("n", capacity=SMALL)])
     binds = BindTimes(cluster)
-    client = cluster.client()
-    client.create(make_pod("first", cpu="1", command=["sleep", "40"]))
-    run_to(cluster, 2)
-    client.create(make_pod("second", cpu="1"))
+    cluster.client().create(make_pod("first", cpu="1", command=["sleep", sleep]))
+    run_to(cluster, second_at)
+    cluster.client().create(make_pod("second", cpu="1"))
+    return cluster, binds
+
+
+def test_unschedulable_pod_is_scheduled_when_a_pod_frees_capacity() -> None:
+    cluster, binds = second_waits_for_first(sleep="40", second_at=2)
     run_to(cluster, 30)
     cond = scheduled_condition(cluster, "second")
     assert cond is not None and cond["status"] == "False"
@@ -220,12 +226,7 @@ def test_terminating_pod_holds_its_resources_until_gone() -> None:
 
 
 def test_retry_respects_scheduling_back_off() -> None:
-    cluster = make_cluster([NodePool("n", capacity=SMALL)])
-    binds = BindTimes(cluster)
-    client = cluster.client()
-    client.create(make_pod("first", cpu="1", command=["sleep", "0.5"]))
-    run_to(cluster, 0.25)
-    client.create(make_pod("second", cpu="1"))
+    cluster, binds = second_waits_for_first(sleep="0.5", second_at=0.25)
     cluster.run(100)
     assert binds.times["second"] == 1.25  # freed at 0.5, but the 1 s back-off since the attempt at 0.25
 
@@ -250,9 +251,8 @@ def test_node_made_schedulable_again() -> None:
     client.update(node)
     client.create(make_pod("p"))
     run_to(cluster, 5)
-    cond = scheduled_condition(cluster, "p")
-    assert cond is not None
-    assert cond["message"].startswith("0/1 nodes are available: 1 node(s) were unschedulable.")
+    assert scheduling_message(cluster, "p").startswith(
+        "0/1 nodes are available: 1 node(s) were unschedulable.")
     node = clone(client.get("Node", "", "n"))
     node["spec"]["unschedulable"] = False
     client.update(node)
@@ -269,9 +269,7 @@ def test_node_selector_picks_matching_node_or_fails() -> None:
     client.create(make_pod("nowhere", nodeSelector={"pool": "c"}))
     cluster.run(10)
     assert node_of(cluster, "to-b") == "b"
-    cond = scheduled_condition(cluster, "nowhere")
-    assert cond is not None
-    assert cond["message"] == (
+    assert scheduling_message(cluster, "nowhere") == (
         "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. "
         "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
 
@@ -308,9 +306,7 @@ def test_taint_toleration(tolerations: list[Obj], fits: bool) -> None:
     cluster.run(10)
     assert (node_of(cluster, "p") == "n") is fits
     if not fits:
-        cond = scheduled_condition(cluster, "p")
-        assert cond is not None
-        assert "1 node(s) had untolerated taint {dedicated: ml}" in cond["message"]
+        assert "1 node(s) had untolerated taint {dedicated: ml}" in scheduling_message(cluster, "p")
 
 
 def test_prefer_no_schedule_taint_does_not_filter() -> None:

@@ -7,6 +7,7 @@ import copy
 from typing import Any
 
 import pytest
+from scenario_files import jobset_object, rjob_object
 
 from fakecluster import (
     ApiError,
@@ -18,32 +19,9 @@ from fakecluster import (
 )
 from fakecluster.scenario.trace import trace_digest
 
-JOBSET: dict[str, Any] = {
-    "apiVersion": "jobset.x-k8s.io/v1alpha2",
-    "kind": "JobSet",
-    "metadata": {"name": "js"},
-    "spec": {
-        "replicatedJobs": [
-            {
-                "name": "w",
-                "replicas": 2,
-                "template": {
-                    "spec": {
-                        "parallelism": 2,
-                        "completions": 2,
-                        "backoffLimit": 0,
-                        "template": {
-                            "spec": {
-                                "restartPolicy": "Never",
-                                "containers": [{"name": "c", "image": "busybox"}],
-                            }
-                        },
-                    }
-                },
-            }
-        ]
-    },
-}
+JOBSET: dict[str, Any] = jobset_object(
+    rjob_object(replicas=2, parallelism=2, completions=2, backoffLimit=0)
+)
 PODS = [{"match": {}, "schedule": "1s", "start": "1s", "exit": {"after": "20s"}, "jitter": "500ms"}]
 
 

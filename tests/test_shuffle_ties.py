@@ -163,12 +163,20 @@ SUITE = sorted(p.relative_to(SCENARIOS).as_posix() for p in SCENARIOS.rglob("*.y
 
 
 @pytest.mark.parametrize("shuffle", [1, 2])
-@pytest.mark.parametrize("scenario", SUITE)
+@pytest.mark.parametrize("scenario", [s for s in SUITE if s not in TIE_PINNED])
 def test_the_real_controllers_pass_the_suite_with_ties_shuffled(scenario: str, shuffle: int) -> None:
-    if scenario in TIE_PINNED:
-        pytest.skip(f"expectations pin a same-instant race: {TIE_PINNED[scenario]}")
     result = run_scenario(SCENARIOS / scenario, shuffle_ties=shuffle)
     assert result.passed, result.report
+
+
+@pytest.mark.parametrize("scenario", sorted(TIE_PINNED))
+def test_a_pinned_scenario_really_pins_a_same_instant_race(scenario: str) -> None:
+    """The files left out above are left out for a reason that still holds: each exists, passes with the
+    plain clock, and fails under one of the first eight shuffle seeds (else unpin it)."""
+    assert scenario in SUITE
+    assert run_scenario(SCENARIOS / scenario).passed
+    verdicts = [run_scenario(SCENARIOS / scenario, shuffle_ties=shuffle).passed for shuffle in range(1, 9)]
+    assert not all(verdicts), f"{scenario} passes with ties shuffled: {TIE_PINNED[scenario]} no longer holds"
 
 
 def test_the_command_lines_take_it(tmp_path: Path) -> None:

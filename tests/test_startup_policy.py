@@ -59,23 +59,22 @@ def test_all_replicas_started(replicas: int, status: Obj | None, expected: bool)
     assert all_replicas_started(replicas, status) is expected
 
 
+IN_PROGRESS = ("InOrderStartupPolicyInProgress", "in order startup policy is in progress")  # reason, message
+COMPLETED = ("InOrderStartupPolicyCompleted", "in order startup policy has completed")
+
+
+def _condition(kind: str, status: str, time: str, reason: str, message: str) -> Obj:
+    return {"type": kind, "status": status, "lastTransitionTime": time, "reason": reason, "message": message}
+
+
 def test_in_progress_then_completed_flips_in_progress_to_false_keeping_its_fields() -> None:
     js: Obj = {"metadata": {"name": "js"}, "status": {}}
     first = StatusUpdate(now=T0)
     set_in_order_startup_policy_in_progress_condition(js, first)
-    assert js["status"]["conditions"] == [
-        {
-            "type": api.JOBSET_STARTUP_POLICY_IN_PROGRESS,
-            "status": "True",
-            "lastTransitionTime": T0,
-            "reason": "InOrderStartupPolicyInProgress",
-            "message": "in order startup policy is in progress",
-        }
-    ]
+    in_progress = _condition(api.JOBSET_STARTUP_POLICY_IN_PROGRESS, "True", T0, *IN_PROGRESS)
+    assert js["status"]["conditions"] == [in_progress]
     assert first.should_update
-    assert [(e.event_type, e.reason, e.message) for e in first.events] == [
-        ("Normal", "InOrderStartupPolicyInProgress", "in order startup policy is in progress")
-    ]
+    assert [(e.event_type, e.reason, e.message) for e in first.events] == [("Normal", *IN_PROGRESS)]
 
     again = StatusUpdate(now=T1)
     set_in_order_startup_policy_in_progress_condition(js, again)
@@ -85,19 +84,7 @@ def test_in_progress_then_completed_flips_in_progress_to_false_keeping_its_field
     done = StatusUpdate(now=T1)
     set_in_order_startup_policy_completed_condition(js, done)
     assert js["status"]["conditions"] == [
-        {
-            "type": api.JOBSET_STARTUP_POLICY_IN_PROGRESS,
-            "status": "False",
-            "lastTransitionTime": T0,
-            "reason": "InOrderStartupPolicyInProgress",
-            "message": "in order startup policy is in progress",
-        },
-        {
-            "type": api.JOBSET_STARTUP_POLICY_COMPLETED,
-            "status": "True",
-            "lastTransitionTime": T1,
-            "reason": "InOrderStartupPolicyCompleted",
-            "message": "in order startup policy has completed",
-        },
+        {**in_progress, "status": "False"},
+        _condition(api.JOBSET_STARTUP_POLICY_COMPLETED, "True", T1, *COMPLETED),
     ]
-    assert [e.reason for e in done.events] == ["InOrderStartupPolicyCompleted"]
+    assert [e.reason for e in done.events] == [COMPLETED[0]]

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from fakecluster.api.errors import ApiError
@@ -41,13 +43,19 @@ def _job(rjob: str) -> Obj:
     return {"metadata": {"name": "test-job", "labels": {api.REPLICATED_JOB_NAME_KEY: rjob}}}
 
 
+def _match_cases(*ids: str) -> list[Any]:
+    """The three cases both matchers' upstream tests run, under each test's own names."""
+    cases = [([], RJ1, True), ([RJ1, RJ2], RJ1, True), ([RJ1, RJ2], RJ3, False)]
+    return [pytest.param(*case, id=name) for case, name in zip(cases, ids, strict=True)]
+
+
 @pytest.mark.parametrize(
     ("targets", "rjob", "expected"),
-    [
-        pytest.param([], RJ1, True, id="jobset's TargetReplicatedJobs is empty"),
-        pytest.param([RJ1, RJ2], RJ1, True, id="job matches one of the TargetReplicatedJobs"),
-        pytest.param([RJ1, RJ2], RJ3, False, id="job does not match any of the TargetReplicatedJobs"),
-    ],
+    _match_cases(
+        "jobset's TargetReplicatedJobs is empty",
+        "job matches one of the TargetReplicatedJobs",
+        "job does not match any of the TargetReplicatedJobs",
+    ),
 )
 def test_job_matches_success_policy(targets: list[str], rjob: str, expected: bool) -> None:
     assert job_matches_success_policy(_js(targets=targets), _job(rjob)) is expected
@@ -55,11 +63,7 @@ def test_job_matches_success_policy(targets: list[str], rjob: str, expected: boo
 
 @pytest.mark.parametrize(
     ("targets", "rjob", "expected"),
-    [
-        pytest.param([], RJ1, True, id="jobset's TargetReplicatedJobs is empty"),
-        pytest.param([RJ1, RJ2], RJ1, True, id="matching case"),
-        pytest.param([RJ1, RJ2], RJ3, False, id="non-matching case"),
-    ],
+    _match_cases("jobset's TargetReplicatedJobs is empty", "matching case", "non-matching case"),
 )
 def test_replicated_job_matches_success_policy(targets: list[str], rjob: str, expected: bool) -> None:
     assert replicated_job_matches_success_policy(_js(targets=targets), {"name": rjob}) is expected

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
+from scenario_files import jobset_object, rjob_object
 
 from fakecluster.cli import main
 from fakecluster.scenario.errors import ScenarioError
@@ -21,31 +22,7 @@ from fakecluster.scenario.loader import load_scenario
 from fakecluster.scenario.runner import run_scenario
 from fakecluster.scenario.sweep import figures, histogram, judge_distribution, sweep_digest
 
-JOBSET: dict[str, Any] = {
-    "apiVersion": "jobset.x-k8s.io/v1alpha2",
-    "kind": "JobSet",
-    "metadata": {"name": "js"},
-    "spec": {
-        "replicatedJobs": [
-            {
-                "name": "w",
-                "replicas": 1,
-                "template": {
-                    "spec": {
-                        "parallelism": 2,
-                        "completions": 2,
-                        "template": {
-                            "spec": {
-                                "restartPolicy": "Never",
-                                "containers": [{"name": "c", "image": "busybox"}],
-                            }
-                        },
-                    }
-                },
-            }
-        ]
-    },
-}
+JOBSET: dict[str, Any] = jobset_object(rjob_object(parallelism=2, completions=2))
 PODS = [{"match": {}, "pull": "2s", "jitter": "2s", "exit": {"after": "5s"}}]
 
 

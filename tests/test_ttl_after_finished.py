@@ -8,6 +8,7 @@ shows as the ``foregroundDeletion`` finalizer on the Job, whose pods the garbage
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from test_job_controller import NS, condition
@@ -47,10 +48,24 @@ def start(exit_code: int = 0, **spec: Any) -> tuple[Cluster, JobLog]:
     timings = PodTimings(exit_after=5.0, exit_code=exit_code)
     c = Cluster(seed=0, config=ClusterConfig(behaviour=lambda _pod: timings))
     log = JobLog(c)
-    c.client().create({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": NS},
-                       "spec": {"backoffLimit": 0, **spec, "template": {"spec": {
-                           "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}})
+    c.client().create(job_manifest(backoffLimit=0, **spec))
     return c, log
+
+
+def job_manifest(**spec: Any) -> Obj:
+    """Job ``j``: one busybox pod that never restarts."""
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": NS},
+            "spec": {**spec, "template": {"spec": {
+                "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}}
+
+
+def edit_job_at(c: Cluster, when: float, edit: Callable[[Obj], object]) -> None:
+    """Run to ``when`` and write Job ``j`` back there with ``edit`` applied to a copy of it."""
+    c.run(when)
+    c.clock.advance_to(when)
+    edited = clone(c.client().get("Job", NS, "j"))
+    edit(edited)
+    c.client().update(edited)
 
 
 def job(c: Cluster) -> Obj | None:
@@ -94,37 +109,23 @@ def test_jobs_without_ttl_or_not_finished_are_kept() -> None:
 
 def test_ttl_edited_after_finishing_is_honoured() -> None:
     c, log = start(ttlSecondsAfterFinished=10)
-    api = c.client()
-    c.run(10)
-    c.clock.advance_to(10)
-    extended = clone(api.get("Job", NS, "j"))
-    extended["spec"]["ttlSecondsAfterFinished"] = 100
-    api.update(extended)
+    edit_job_at(c, 10, lambda extended: extended["spec"].update(ttlSecondsAfterFinished=100))
     c.run(105.999)
     assert log.deleting == []  # the requeue at 16 re-read the Job and found it not expired yet
     c.run(200)
     assert log.deleting == [(106.0, ["foregroundDeletion"])]
 
     c, log = start(ttlSecondsAfterFinished=1000)
-    api = c.client()
-    c.run(20)
-    c.clock.advance_to(20)
-    shortened = clone(api.get("Job", NS, "j"))
-    shortened["spec"]["ttlSecondsAfterFinished"] = 5
-    api.update(shortened)  # expired since 11: deleted on the update event
+    # expired since 11: deleted on the update event
+    edit_job_at(c, 20, lambda shortened: shortened["spec"].update(ttlSecondsAfterFinished=5))
     c.run(100)
     assert log.deleting == [(20.0, ["foregroundDeletion"])]
 
 
 def test_job_already_being_deleted_is_left_to_that_deletion() -> None:
     c, log = start(ttlSecondsAfterFinished=10)
-    api = c.client()
-    c.run(8)
-    c.clock.advance_to(8)
-    held = clone(api.get("Job", NS, "j"))
-    held["metadata"]["finalizers"] = ["example.com/hold"]
-    api.update(held)
-    api.delete("Job", NS, "j", propagation_policy="Orphan")
+    edit_job_at(c, 8, lambda held: held["metadata"].update(finalizers=["example.com/hold"]))
+    c.client().delete("Job", NS, "j", propagation_policy="Orphan")
     c.run(100)
     still = job(c)
     assert still is not None
@@ -140,9 +141,7 @@ def test_a_recreated_job_of_the_same_name_is_judged_afresh() -> None:
     c.run(10)
     c.clock.advance_to(10)
     api.delete("Job", NS, "j", propagation_policy="Background")
-    api.create({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": NS},
-                "spec": {"suspend": True, "ttlSecondsAfterFinished": 10, "template": {"spec": {
-                    "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}})
+    api.create(job_manifest(suspend=True, ttlSecondsAfterFinished=10))
     c.run(1000)
     assert (log.deleting, log.removed) == ([], [10.0])  # only our own deletion of the first one
     assert job(c) is not None

@@ -21,37 +21,14 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from scenario_files import ROOT, jobset_manifest, replicated_job
 
-ROOT = Path(__file__).resolve().parents[1]
-
-MANIFEST = """\
-apiVersion: jobset.x-k8s.io/v1alpha2
-kind: JobSet
-metadata: {name: ray}
-spec:
-  startupPolicy: {startupPolicyOrder: InOrder}
-  replicatedJobs:
-    - name: head
-      replicas: 1
-      template:
-        spec:
-          parallelism: 1
-          completions: 1
-          template:
-            spec:
-              restartPolicy: Never
-              containers: [{name: head, image: rayproject/ray}]
-    - name: workers
-      replicas: 2
-      template:
-        spec:
-          parallelism: 2
-          completions: 2
-          template:
-            spec:
-              restartPolicy: Never
-              containers: [{name: worker, image: rayproject/ray}]
-"""
+MANIFEST = jobset_manifest(
+    replicated_job("head", container="head", image="rayproject/ray"),
+    replicated_job("workers", replicas=2, pods=2, container="worker", image="rayproject/ray"),
+    name="ray",
+    spec="  startupPolicy: {startupPolicyOrder: InOrder}\n",
+)
 HEAD_FIRST = """\
 description: Ray workers are created only once the head is Ready
 tags: [ray, startup]

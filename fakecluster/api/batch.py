@@ -12,7 +12,7 @@ from typing import Literal
 
 from fakecluster.api.base import Int32, Int64, K8sModel, Time
 from fakecluster.api.core import PodTemplateSpec
-from fakecluster.api.meta import ConditionStatus, LabelSelector, ObjectMeta
+from fakecluster.api.meta import ConditionStatus, LabelSelector, ObjectMeta, TopLevelObject
 
 __all__ = [
     "CompletionMode",
@@ -151,11 +151,8 @@ class JobTemplateSpec(K8sModel):
     spec: JobSpec | None = None
 
 
-class Job(K8sModel):
+class Job(TopLevelObject):
     """``batchv1.Job``."""
 
-    api_version: str | None = None
-    kind: str | None = None
-    metadata: ObjectMeta | None = None
     spec: JobSpec | None = None
     status: JobStatus | None = None

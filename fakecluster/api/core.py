@@ -36,7 +36,7 @@ from fakecluster.api.core_status import (
     PodIP,
     PodStatus,
 )
-from fakecluster.api.meta import LabelSelector, ObjectMeta
+from fakecluster.api.meta import LabelSelector, ObjectMeta, TopLevelObject
 
 __all__ = [
     "Container",
@@ -342,11 +342,8 @@ class PodTemplateSpec(K8sModel):
     spec: PodSpec | None = None
 
 
-class Pod(K8sModel):
+class Pod(TopLevelObject):
     """``corev1.Pod``."""
 
-    api_version: str | None = None
-    kind: str | None = None
-    metadata: ObjectMeta | None = None
     spec: PodSpec | None = None
     status: PodStatus | None = None

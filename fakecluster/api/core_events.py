@@ -8,7 +8,7 @@ Events; the JobSet controller's recorder (``events.EventRecorder``) writes event
 from __future__ import annotations
 
 from fakecluster.api.base import Int32, K8sModel, MicroTime, Time
-from fakecluster.api.meta import ObjectMeta
+from fakecluster.api.meta import TopLevelObject
 
 __all__ = ["Event", "EventSeries", "EventSource", "ObjectReference"]
 
@@ -39,7 +39,7 @@ class EventSeries(K8sModel):
     last_observed_time: MicroTime | None = None
 
 
-class Event(K8sModel):
+class Event(TopLevelObject):
     """``corev1.Event`` (API group ``""``, version ``v1``).
 
     ``involvedObject`` is required: an event about nothing cannot be listed by ``kubectl describe``.
@@ -47,9 +47,6 @@ class Event(K8sModel):
     client-go correlator bumps when the same (reason, message) repeats.
     """
 
-    api_version: str | None = None
-    kind: str | None = None
-    metadata: ObjectMeta | None = None
     involved_object: ObjectReference
     reason: str | None = None
     message: str | None = None

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from fakecluster.api.base import K8sModel, Quantity, Time
-from fakecluster.api.meta import ConditionStatus, ObjectMeta
+from fakecluster.api.meta import ConditionStatus, TopLevelObject
 
 __all__ = [
     "Node",
@@ -84,11 +84,8 @@ class NodeStatus(K8sModel):
     features: dict[str, Any] | None = None
 
 
-class Node(K8sModel):
+class Node(TopLevelObject):
     """``corev1.Node`` (cluster-scoped)."""
 
-    api_version: str | None = None
-    kind: str | None = None
-    metadata: ObjectMeta | None = None
     spec: NodeSpec | None = None
     status: NodeStatus | None = None

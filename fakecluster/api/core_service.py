@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from fakecluster.api.base import Int32, IntOrString, K8sModel
-from fakecluster.api.meta import ObjectMeta
+from fakecluster.api.meta import TopLevelObject
 
 __all__ = ["Service", "ServicePort", "ServiceSpec"]
 
@@ -52,11 +52,8 @@ class ServiceSpec(K8sModel):
     traffic_distribution: str | None = None
 
 
-class Service(K8sModel):
+class Service(TopLevelObject):
     """``corev1.Service``; the status (load balancer ingress, conditions) is never read, so it is opaque."""
 
-    api_version: str | None = None
-    kind: str | None = None
-    metadata: ObjectMeta | None = None
     spec: ServiceSpec | None = None
     status: dict[str, Any] | None = None

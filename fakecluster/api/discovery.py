@@ -13,7 +13,7 @@ from pydantic import Field
 
 from fakecluster.api.base import Int32, K8sModel
 from fakecluster.api.core_events import ObjectReference
-from fakecluster.api.meta import ObjectMeta
+from fakecluster.api.meta import TopLevelObject
 
 __all__ = ["Endpoint", "EndpointConditions", "EndpointHints", "EndpointPort", "EndpointSlice", "ForZone"]
 
@@ -59,12 +59,9 @@ class EndpointPort(K8sModel):
     app_protocol: str | None = None
 
 
-class EndpointSlice(K8sModel):
+class EndpointSlice(TopLevelObject):
     """``discovery.EndpointSlice``; no status subresource, no generation."""
 
-    api_version: str | None = None
-    kind: str | None = None
-    metadata: ObjectMeta | None = None
     address_type: Literal["IPv4", "IPv6", "FQDN"] = Field(alias="addressType")
     endpoints: list[Endpoint] | None = Field(alias="endpoints")
     ports: list[EndpointPort] | None = None

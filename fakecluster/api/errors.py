@@ -180,6 +180,16 @@ def _resource(kind_plural: str, group: str) -> str:
     return f"{kind_plural}.{group}" if group else kind_plural
 
 
+class _MessageError(ApiError):
+    """A reason whose ``errors.NewXxx`` takes only the message: the status is the class's ``CODE`` and
+    ``REASON``, the message the caller's after the class's ``PREFIX``."""
+
+    PREFIX: ClassVar[str] = ""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(self.CODE, self.REASON, self.PREFIX + message)
+
+
 class NotFound(ApiError):
     """``errors.NewNotFound``: 404 ``NotFound``."""
 
@@ -227,24 +237,18 @@ class Invalid(ApiError):
         super().__init__(422, "Invalid", f'{qualified} "{name}" is invalid: {body}', list(causes))
 
 
-class BadRequest(ApiError):
+class BadRequest(_MessageError):
     """``errors.NewBadRequest``: 400 ``BadRequest``."""
 
     REASON = "BadRequest"
     CODE = 400
 
-    def __init__(self, message: str) -> None:
-        super().__init__(400, "BadRequest", message)
 
-
-class Forbidden(ApiError):
+class Forbidden(_MessageError):
     """403 ``Forbidden`` with the caller's message (admission denials use it)."""
 
     REASON = "Forbidden"
     CODE = 403
-
-    def __init__(self, message: str) -> None:
-        super().__init__(403, "Forbidden", message)
 
 
 class MethodNotAllowed(ApiError):
@@ -258,62 +262,46 @@ class MethodNotAllowed(ApiError):
                                                   f'"{_resource(plural, group)}"')
 
 
-class Gone(ApiError):
+class Gone(_MessageError):
     """``errors.NewGone``: 410 ``Gone``."""
 
     REASON = "Gone"
     CODE = 410
 
-    def __init__(self, message: str) -> None:
-        super().__init__(410, "Gone", message)
 
-
-class Expired(ApiError):
+class Expired(_MessageError):
     """``errors.NewResourceExpired``: 410 ``Expired`` (a watch or list from a compacted resourceVersion)."""
 
     REASON = "Expired"
     CODE = 410
 
-    def __init__(self, message: str) -> None:
-        super().__init__(410, "Expired", message)
 
-
-class TooManyRequests(ApiError):
+class TooManyRequests(_MessageError):
     """``errors.NewTooManyRequests``: 429 ``TooManyRequests`` (API priority and fairness, eviction
     refused by a disruption budget)."""
 
     REASON = "TooManyRequests"
     CODE = 429
 
-    def __init__(self, message: str) -> None:
-        super().__init__(429, "TooManyRequests", message)
 
-
-class InternalError(ApiError):
+class InternalError(_MessageError):
     """``errors.NewInternalError``: 500 ``InternalError``."""
 
     REASON = "InternalError"
     CODE = 500
-
-    def __init__(self, message: str) -> None:
-        super().__init__(500, "InternalError", f"Internal error occurred: {message}")
+    PREFIX = "Internal error occurred: "
 
 
-class ServiceUnavailable(ApiError):
+class ServiceUnavailable(_MessageError):
     """``errors.NewServiceUnavailable``: 503 ``ServiceUnavailable``."""
 
     REASON = "ServiceUnavailable"
     CODE = 503
 
-    def __init__(self, message: str) -> None:
-        super().__init__(503, "ServiceUnavailable", message)
 
-
-class Timeout(ApiError):
+class Timeout(_MessageError):
     """``errors.NewTimeoutError``: 504 ``Timeout``."""
 
     REASON = "Timeout"
     CODE = 504
-
-    def __init__(self, message: str) -> None:
-        super().__init__(504, "Timeout", f"Timeout: {message}")
+    PREFIX = "Timeout: "

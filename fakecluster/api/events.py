@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fakecluster.api.base import Int32, K8sModel, MicroTime, Time
 from fakecluster.api.core_events import EventSource, ObjectReference
-from fakecluster.api.meta import ObjectMeta
+from fakecluster.api.meta import TopLevelObject
 
 __all__ = ["Event", "EventSeries"]
 
@@ -21,15 +21,12 @@ class EventSeries(K8sModel):
     last_observed_time: MicroTime
 
 
-class Event(K8sModel):
+class Event(TopLevelObject):
     """``eventsv1.Event``.
 
     ``eventTime`` is required: events.k8s.io/v1 validation rejects an event without it, unlike core/v1.
     """
 
-    api_version: str | None = None
-    kind: str | None = None
-    metadata: ObjectMeta | None = None
     event_time: MicroTime
     series: EventSeries | None = None
     reporting_controller: str | None = None

@@ -23,6 +23,8 @@ __all__ = [
     "ListMeta",
     "ObjectMeta",
     "OwnerReference",
+    "TopLevelObject",
+    "TypeMeta",
 ]
 
 ConditionStatus = Literal["True", "False", "Unknown"]
@@ -76,6 +78,19 @@ class ListMeta(K8sModel):
     resource_version: str | None = None
     continue_: str | None = Field(default=None, alias="continue")
     remaining_item_count: Int64 | None = None
+
+
+class TypeMeta(K8sModel):
+    """``metav1.TypeMeta``, inline at the top of every object and list: ``apiVersion`` and ``kind``."""
+
+    api_version: str | None = None
+    kind: str | None = None
+
+
+class TopLevelObject(TypeMeta):
+    """What every top-level object starts with: ``TypeMeta`` inline, then ``metadata``."""
+
+    metadata: ObjectMeta | None = None
 
 
 class LabelSelectorRequirement(K8sModel):

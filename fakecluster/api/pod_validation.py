@@ -113,27 +113,24 @@ def validate_pod_spec(spec: Obj, path: str) -> list[FieldError]:
 def _validate_volumes(volumes: Iterable[Obj], path: str, errs: list[FieldError]) -> set[str]:
     names: set[str] = set()
     for i, volume in enumerate(volumes):
-        name = volume.get("name") or ""
-        if not name:
-            errs.append(FieldError.required(f"{path}[{i}].name"))
-        else:
-            errs.extend(FieldError.invalid(f"{path}[{i}].name", name, m) for m in is_dns1123_label(name))
-            if name in names:
-                errs.append(FieldError("Duplicate", f"{path}[{i}].name", value=name))
-        names.add(name)
+        _validate_unique_name(volume.get("name") or "", f"{path}[{i}].name", names, errs)
     return names
+
+
+def _validate_unique_name(name: str, path: str, names: set[str], errs: list[FieldError]) -> None:
+    """A volume's or container's name: required, a DNS-1123 label, not among ``names`` (which it joins)."""
+    if not name:
+        errs.append(FieldError.required(path))
+    else:
+        errs.extend(FieldError.invalid(path, name, m) for m in is_dns1123_label(name))
+        if name in names:
+            errs.append(FieldError("Duplicate", path, value=name))
+    names.add(name)
 
 
 def _validate_container(container: Obj, path: str, init: bool, names: set[str], volumes: set[str], *,
                         errs: list[FieldError]) -> None:
-    name = container.get("name") or ""
-    if not name:
-        errs.append(FieldError.required(f"{path}.name"))
-    else:
-        errs.extend(FieldError.invalid(f"{path}.name", name, m) for m in is_dns1123_label(name))
-        if name in names:
-            errs.append(FieldError("Duplicate", f"{path}.name", value=name))
-    names.add(name)
+    _validate_unique_name(container.get("name") or "", f"{path}.name", names, errs)
     if not container.get("image"):
         errs.append(FieldError.required(f"{path}.image"))
     restart = container.get("restartPolicy")

@@ -384,21 +384,30 @@ def is_dns1123_label(value: str) -> list[str]:
 
 def is_dns1123_subdomain(value: str) -> list[str]:
     """``IsDNS1123Subdomain`` (most object names, node names, label-key prefixes)."""
-    errs = []
-    if len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
-        errs.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
-    if not _RE_DNS1123_SUBDOMAIN.fullmatch(value):
-        errs.append(regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errs
+    return _bounded_match(
+        value, DNS1123_SUBDOMAIN_MAX_LENGTH, _RE_DNS1123_SUBDOMAIN, _DNS1123_SUBDOMAIN_MSG,
+        _DNS1123_SUBDOMAIN_FMT, "example.com",
+    )  # fmt: skip
 
 
 def is_dns1035_label(value: str) -> list[str]:
     """``IsDNS1035Label`` (Service names, ``NameIsDNS1035Label``)."""
+    return _bounded_match(
+        value, DNS1035_LABEL_MAX_LENGTH, _RE_DNS1035_LABEL, _DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT,
+        "my-name", "abc-123",
+    )  # fmt: skip
+
+
+def _bounded_match(
+    value: str, max_length: int, pattern: re.Pattern[str], msg: str, fmt: str, *examples: str
+) -> list[str]:
+    """The two checks of the DNS name validators: at most ``max_length`` characters, and ``pattern``
+    matched (else :func:`regex_error` with ``msg``, ``fmt`` and ``examples``)."""
     errs = []
-    if len(value) > DNS1035_LABEL_MAX_LENGTH:
-        errs.append(max_len_error(DNS1035_LABEL_MAX_LENGTH))
-    if not _RE_DNS1035_LABEL.fullmatch(value):
-        errs.append(regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
+    if len(value) > max_length:
+        errs.append(max_len_error(max_length))
+    if not pattern.fullmatch(value):
+        errs.append(regex_error(msg, fmt, *examples))
     return errs
 
 

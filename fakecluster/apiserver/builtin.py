@@ -184,8 +184,8 @@ def default_toleration_seconds(op: str, pod: Obj, old: Obj | None) -> Obj | None
     return admitted
 
 
-def _job_defaults(spec: Obj) -> None:
-    """SetDefaults_Job (pkg/apis/batch/v1/defaults.go)."""
+def _job_spec_defaults(spec: Obj) -> None:
+    """The top-level fields of SetDefaults_Job (pkg/apis/batch/v1/defaults.go)."""
     if spec.get("completions") is None and spec.get("parallelism") is None:
         spec["completions"] = 1
         spec["parallelism"] = 1
@@ -200,6 +200,11 @@ def _job_defaults(spec: Obj) -> None:
             "Failed" if spec.get("podFailurePolicy") is not None else "TerminatingOrFailed"
         )
     spec.setdefault("manualSelector", False)
+
+
+def _job_defaults(spec: Obj) -> None:
+    """SetDefaults_Job (pkg/apis/batch/v1/defaults.go)."""
+    _job_spec_defaults(spec)
     for rule in (spec.get("podFailurePolicy") or {}).get("rules") or ():
         for pattern in rule.get("onPodConditions") or ():
             pattern.setdefault("status", "True")
@@ -231,6 +236,21 @@ class JobStrategy(Strategy):
                 labels.setdefault(key, value)
             spec["selector"] = {"matchLabels": {CONTROLLER_UID_LABEL: uid}}
         obj["status"] = {}
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        """Defaults apply to every request the API server decodes, updates too: a merge patch that drops
+        ``parallelism`` and ``completions`` (``{"spec": {"parallelism": null, ...}}``, as JobSet's
+        ``syncJobScaling`` sends for a template that sets neither) stores them defaulted again, 1 and 1.
+        Only the top-level spec fields are re-defaulted here, on a copy of the spec (the update may share
+        it with the stored Job); the pod template is defaulted on create and an update cannot unset it
+        without being refused as immutable anyway."""
+        spec = new.get("spec")
+        if not isinstance(spec, dict):
+            return
+        defaulted = dict(spec)
+        _job_spec_defaults(defaulted)
+        if defaulted != spec:
+            new["spec"] = defaulted
 
     def validate(self, obj: Obj) -> list[FieldError]:
         """``validateJobSpec`` and the pod template (:mod:`fakecluster.api.job_validation`)."""

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from fakecluster.api import errors
 from fakecluster.api.objects import Obj
-from fakecluster.apiserver import errors
 from fakecluster.apiserver.resources import ResourceType
 
 __all__ = ["SYSTEM_PRIORITY_CLASSES", "admit_priority", "priority_admission", "priority_class_type"]

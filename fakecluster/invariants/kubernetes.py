@@ -6,6 +6,8 @@ the workload plugin.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fakecluster.api.objects import Obj, condition_true
 from fakecluster.api.watch import WatchEvent
 from fakecluster.invariants.monitor import BaseInvariant, ClusterView, Invariant, Report
@@ -18,6 +20,19 @@ def _where(event: WatchEvent) -> str:
     namespace = meta.get("namespace")
     name = f"{namespace}/{meta['name']}" if namespace else meta["name"]
     return f"{event.type} {event.kind} {name}"
+
+
+def _named(kind: str, obj: Obj) -> str:
+    """``Kind namespace/name`` (``Kind /name`` for a cluster-scoped object)."""
+    meta = obj["metadata"]
+    return f"{kind} {meta.get('namespace', '')}/{meta['name']}"
+
+
+def _stored(view: ClusterView, kinds: tuple[str, ...]) -> Iterator[tuple[str, Obj]]:
+    """(kind, object) for every stored object of ``kinds``, kind by kind."""
+    for kind in kinds:
+        for obj in view.list(kind):
+            yield kind, obj
 
 
 def _status(obj: Obj | None) -> Obj:
@@ -132,13 +147,11 @@ class OwnerReferencesResolve(BaseInvariant):
         self.scanned = scanned
 
     def quiet(self, view: ClusterView, report: Report) -> None:
-        for kind in self.scanned:
-            for obj in view.list(kind):
-                for ref in obj["metadata"].get("ownerReferences") or ():
-                    if view.get_by_uid(ref.get("uid", "")) is None:
-                        meta = obj["metadata"]
-                        report(f"{kind} {meta.get('namespace', '')}/{meta['name']}: owner {ref.get('kind')} "
-                               f"{ref.get('name')} ({ref.get('uid')}) does not exist")
+        for kind, obj in _stored(view, self.scanned):
+            for ref in obj["metadata"].get("ownerReferences") or ():
+                if view.get_by_uid(ref.get("uid", "")) is None:
+                    report(f"{_named(kind, obj)}: owner {ref.get('kind')} {ref.get('name')} "
+                           f"({ref.get('uid')}) does not exist")
 
 
 def _pod_active(pod: Obj) -> bool:
@@ -170,8 +183,7 @@ class JobActiveCountMatchesPods(BaseInvariant):
             counted = _status(job).get("active") or 0
             actual = active.get(meta["uid"], 0)
             if counted != actual:
-                report(f"Job {meta.get('namespace', '')}/{meta['name']}: status.active {counted}, "
-                       f"{actual} active pods")
+                report(f"{_named('Job', job)}: status.active {counted}, {actual} active pods")
 
 
 def kubernetes_invariants() -> list[Invariant]:

@@ -42,6 +42,7 @@ from fakecluster.api.watch import WatchEvent
 from fakecluster.client.internal import InternalClient
 from fakecluster.clock import Clock, Timer, rfc3339
 from fakecluster.kubelet.commands import command_outcome
+from fakecluster.kubelet.events import KubeletEvents
 from fakecluster.kubelet.pod_timings import BehaviourResolver, draw_jitters
 from fakecluster.kubelet.pod_worker import (
     INIT,
@@ -131,8 +132,11 @@ class Kubelet:
         self.errors: list[str] = []
         self.network = network
         self.network.attach_runtime(self)
+        self.events: KubeletEvents | None = None
+        """The pod Events recorder, when the cluster records them (opt-in: :mod:`.events`)."""
         self.prober = Prober(self.clock, fire=self._fire, kill=self._probe_kill,
-                             on_started=self._probe_started, listening=self._program_listening)
+                             on_started=self._probe_started, listening=self._program_listening,
+                             on_failed=self._probe_failed)
         self.client.watch("Pod", self._on_pod)
 
     # ------------------------------------------------------------------ public
@@ -346,6 +350,8 @@ class Kubelet:
                             readiness_by_program=by_program)
         if worker.active_deadline is not None:
             self._after(worker, worker.timers, max(worker.active_deadline, 0.0), self._deadline_exceeded)
+        if self.events is not None:
+            self._pull_started(worker, timings.pull + worker.jitters.pull, timings.pull_failures > 0)
         if timings.pull_failures > 0:
             self._after(worker, worker.timers, timings.pull + worker.jitters.pull, self._pull_failed, 1)
             return
@@ -357,6 +363,26 @@ class Kubelet:
         """The containers whose image the kubelet pulls first: the first init container, else all."""
         return worker.init_containers[:1] if worker.init_containers else worker.containers
 
+    def _pull_started(self, worker: PodWorker, seconds: float, fails: bool) -> None:
+        """Events of the pull at admission (only with pod Events on): ``Pulling`` now and ``Pulled`` when
+        it ends (a timer of its own, outside the pod's step chain), or ``already present`` for an image
+        that needs no pull (``IfNotPresent``/``Never`` and no pull time)."""
+        assert self.events is not None
+        pulled = []
+        for c in self._pulling(worker):
+            if not fails and seconds <= 0 and c.spec.get("imagePullPolicy") in ("IfNotPresent", "Never"):
+                self.events.already_present(worker, c)
+                continue
+            self.events.pulling(worker, c)
+            pulled.append(c)
+        if pulled and not fails:
+            self._after(worker, worker.timers, seconds, self._pulled_events, pulled, seconds)
+
+    def _pulled_events(self, worker: PodWorker, containers: list[ContainerRun], seconds: float) -> None:
+        if self.events is not None:
+            for c in containers:
+                self.events.pulled(worker, c, seconds)
+
     def _pull_failed(self, worker: PodWorker, attempt: int) -> None:
         """Pull ``attempt`` failed (``pkg/kubelet/images/image_manager.go``: ``ErrImagePull``); the image
         back-off (10 s doubling to 300 s, ``flowcontrol.Backoff``) starts now. The pod worker re-syncs
@@ -365,6 +391,8 @@ class Kubelet:
         for c in self._pulling(worker):
             c.waiting_reason = "ErrImagePull"
             c.waiting_message = pull_error_message(c.image)
+            if self.events is not None:
+                self.events.pull_failed(worker, c, c.waiting_message)
         backoff = capped_backoff(BACKOFF_BASE, attempt - 1, MAX_CONTAINER_BACKOFF)
         self._after(worker, worker.timers, BACKOFF_BASE, self._pull_resync, attempt, self.clock.now + backoff)
 
@@ -376,10 +404,18 @@ class Kubelet:
         for c in self._pulling(worker):
             c.waiting_reason = "ImagePullBackOff"
             c.waiting_message = f'Back-off pulling image "{c.image}"'
+            if self.events is not None:
+                self.events.pull_back_off(worker, c)
         self._after(worker, worker.timers, retry_at - now, self._pull_retry, attempt)
 
     def _pull_retry(self, worker: PodWorker, attempt: int) -> None:
         timings = worker.timings
+        if self.events is not None:
+            pulling = self._pulling(worker)
+            for c in pulling:
+                self.events.pulling(worker, c)
+            if attempt >= timings.pull_failures:
+                self._after(worker, worker.timers, timings.pull, self._pulled_events, pulling, timings.pull)
         if attempt < timings.pull_failures:
             self._after(worker, worker.timers, timings.pull, self._pull_failed, attempt + 1)
             return
@@ -428,6 +464,10 @@ class Kubelet:
         c.waiting_message = None
         c.ready = False
         c.container_id = container_id(worker.uid, c.name, c.restart_count)
+        if self.events is not None:
+            if c.restart_count == 0 and c not in self._pulling(worker):
+                self._image_of_later_container(worker, c)
+            self.events.started(worker, c)
         timings, jitters = worker.timings, worker.jitters
         program = timings.program if c.role == REGULAR and runs_program(worker, c) else None
         if c.role == INIT:
@@ -459,6 +499,20 @@ class Kubelet:
         elif outcome is not None:
             self._after(worker, c.timers, outcome.seconds, self._container_exited, c, run, outcome.exit_code)
 
+    def _image_of_later_container(self, worker: PodWorker, c: ContainerRun) -> None:
+        """A container whose image was not pulled at admission (after the first init container): the
+        pull takes no time here, so the kubelet reports the image present, or pulled at once."""
+        assert self.events is not None
+        if c.spec.get("imagePullPolicy") in ("IfNotPresent", "Never"):
+            self.events.already_present(worker, c)
+        else:
+            self.events.pulling(worker, c)
+            self.events.pulled(worker, c, 0.0)
+
+    def _probe_failed(self, worker: PodWorker, c: ContainerRun, kind: str, probe: Obj) -> None:
+        if self.events is not None:
+            self.events.unhealthy(worker, c, kind, probe)
+
     def _container_started(self, worker: PodWorker, c: ContainerRun, run: int) -> None:
         if c.run_id != run:
             return
@@ -487,6 +541,8 @@ class Kubelet:
         at the deadline) and the restart policy applies as for any exit."""
         if c.state != RUNNING or worker.terminating:
             return
+        if self.events is not None:
+            self.events.probe_kill(worker, c, kind)
         grace = worker.grace_period
         stop = worker.timings.terminate
         delay, code = (stop, SIGTERM_EXIT) if stop < grace else (float(grace), SIGKILL_EXIT)
@@ -535,6 +591,8 @@ class Kubelet:
         c.waiting_reason = "CrashLoopBackOff"
         c.waiting_message = (f"back-off {go_duration(delay)} restarting failed container={c.name} "
                              f"pod={worker.name}_{worker.namespace}({worker.uid})")
+        if self.events is not None and delay > 0:
+            self.events.back_off(worker, c)
         self._after(worker, c.timers, delay, self._restart, c, c.run_id, next_backoff)
 
     def _restart(self, worker: PodWorker, c: ContainerRun, run: int, next_backoff: float) -> None:
@@ -550,6 +608,10 @@ class Kubelet:
         for c in reversed(worker.init_containers):
             if c.role == SIDECAR:
                 self._settle(c, SIGTERM_EXIT, unknown_if_never_ran=False)
+        self._stopped(worker)
+
+    def _stopped(self, worker: PodWorker) -> None:
+        """Every container has stopped: no timer left, the pod terminal, its sandbox and network gone."""
         worker.cancel_timers()
         worker.terminal = True
         worker.sandbox_ready = False
@@ -584,6 +646,7 @@ class Kubelet:
         for c in worker.all_containers():
             c.cancel_timers()
         running = any(c.state == RUNNING for c in worker.all_containers())
+        self._killing_events(worker)
         stop = worker.timings.terminate + worker.jitters.terminate
         delay, code = (stop, SIGTERM_EXIT) if stop < worker.grace_period else \
             (float(worker.grace_period), SIGKILL_EXIT)
@@ -614,6 +677,7 @@ class Kubelet:
             worker.terminating = True
             worker.cancel_timers()
             worker.stop_requested_at = now
+            self._killing_events(worker)
             if any(c.state == RUNNING for c in worker.all_containers()):
                 natural = now + worker.timings.terminate + worker.jitters.terminate
             else:
@@ -629,6 +693,13 @@ class Kubelet:
         worker.timers.clear()
         self._after(worker, worker.timers, worker.kill_at - now, self._killed)
 
+    def _killing_events(self, worker: PodWorker) -> None:
+        """``killContainer``'s ``Killing`` event for every running container (pod Events on only)."""
+        if self.events is not None:
+            for c in worker.all_containers():
+                if c.state == RUNNING:
+                    self.events.killing(worker, c)
+
     def _killed(self, worker: PodWorker) -> None:
         """The containers have stopped: terminal status (``podIsTerminal``), then delete with grace 0."""
         if worker.done:
@@ -636,11 +707,7 @@ class Kubelet:
         code = worker.kill_code
         for c in worker.all_containers():
             self._settle(c, code, unknown_if_never_ran=True)
-        worker.cancel_timers()
-        worker.terminal = True
-        worker.sandbox_ready = False
-        worker.done = True
-        self.network.pod_stopped(worker.uid)
+        self._stopped(worker)
         worker.delete_after_sync = True
 
     # ------------------------------------------------------------------ addresses

@@ -419,13 +419,21 @@ def container_id(uid: str, name: str, restart_count: int) -> str:
     return "containerd://" + hashlib.sha256(f"{uid}/{name}/{restart_count}".encode()).hexdigest()
 
 
-def go_duration(seconds: float) -> str:
-    """Go's ``time.Duration.String`` for whole seconds: ``10s``, ``1m20s``, ``5m0s``, ``1h0m0s``."""
-    total = int(seconds)
-    hours, rest = divmod(total, 3600)
+def go_seconds(seconds: float) -> str:
+    """A duration as Go's ``time.Duration.String`` prints it (``0s``, ``1.5s``, ``2m0s``, ``1h0m30s``)."""
+    if seconds <= 0:
+        return "0s"
+    whole = int(seconds)
+    fraction = f"{seconds - whole:.9f}".rstrip("0").rstrip(".")[1:] if seconds != whole else ""
+    hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)
     if hours:
-        return f"{hours}h{minutes}m{secs}s"
+        return f"{hours}h{minutes}m{secs}{fraction}s"
     if minutes:
-        return f"{minutes}m{secs}s"
-    return f"{secs}s"
+        return f"{minutes}m{secs}{fraction}s"
+    return f"{secs}{fraction}s"
+
+
+def go_duration(seconds: float) -> str:
+    """Go's ``time.Duration.String`` for whole seconds: ``10s``, ``1m20s``, ``5m0s``, ``1h0m0s``."""
+    return go_seconds(int(seconds))

@@ -20,9 +20,10 @@ admission, not from the container's start. ``doProbe`` per tick:
 ``prober_manager.UpdatePodStatus`` also triggers the readiness worker at once (``manualTriggerCh``)
 whenever a started container is not ready yet and the pod's status is generated: when the container
 starts running and when its startup probe succeeds; those extra probes do not move the ticks.
+``on_failed`` hears every failed probe (the kubelet's ``Unhealthy`` event, when pod Events are recorded).
 
 Not emulated: the random initial sleep (up to one period) a worker takes when the kubelet itself has
-just started, probe timeouts, and the ``Unhealthy`` events. Whether one probe succeeds is
+just started, and probe timeouts. Whether one probe succeeds is
 :func:`probe_succeeds`, one small function; for a container running a network program
 (:mod:`fakecluster.network`) a tcpSocket/httpGet probe also needs the program to listen on the probed
 port at that tick (:func:`fakecluster.network.probes.program_probe_succeeds`), so such probes follow the
@@ -104,11 +105,13 @@ class Prober:
     def __init__(self, clock: Clock, *, fire: Callable[..., None],
                  kill: Callable[[PodWorker, Any, str], None],
                  on_started: Callable[[PodWorker, Any], None],
-                 listening: Callable[[PodWorker, Any], Sequence[int] | None] | None = None) -> None:
+                 listening: Callable[[PodWorker, Any], Sequence[int] | None] | None = None,
+                 on_failed: Callable[[PodWorker, Any, str, Obj], None] | None = None) -> None:
         self.clock = clock
         self._fire = fire
         self._kill = kill
         self._on_started = on_started
+        self._on_failed = on_failed
         self._listening = listening
         self._workers: dict[str, list[ProbeWorker]] = {}
         """Probe workers by pod uid."""
@@ -187,6 +190,8 @@ class Prober:
             return  # startup probes run until started; the others only after
         result = probe_succeeds(probe.kind, probe.started_at, now, worker.timings.probe_fail_for,
                                 self._network_verdict(worker, probe))
+        if not result and self._on_failed is not None:
+            self._on_failed(worker, c, probe.kind, probe.spec)
         if result == probe.last_result:
             probe.result_run += 1
         else:

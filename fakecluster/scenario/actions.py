@@ -1,7 +1,8 @@
 """Scenario actions: the interventions a scenario makes at virtual times or when a milestone happens.
 
 Each verb does what a person or a system around the cluster would do: ``suspend``/``resume`` and
-``patch`` are JSON merge patches, ``deletePod``/``delete`` are DELETEs (Background, as ``kubectl``),
+``patch`` are JSON merge patches (``patchStatus`` on the status subresource), ``deletePod``/``delete``
+are DELETEs (Background, as ``kubectl``),
 ``evictPod`` goes through ``pods/eviction``, ``failPod`` makes the pod's running container exit,
 ``failNode`` stops a node's kubelet, ``restartController`` crashes the workload's controller. An action
 that cannot be applied becomes a one-line error naming the action and the virtual time.
@@ -16,8 +17,9 @@ from typing import Any
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster
-from fakecluster.scenario.format import Action
+from fakecluster.scenario.format import Action, ObjectTarget
 from fakecluster.scenario.milestones import PodRef
+from fakecluster.scenario.ordinals import PodOrdinals
 from fakecluster.scenario.recorder import TraceRecorder
 from fakecluster.scenario.trace import TraceEvent
 from fakecluster.workload_plugin import GroupShape, WorkloadPlugin
@@ -36,6 +38,8 @@ class ActionPlayer:
         path: Path,
         shapes: dict[str, dict[str, GroupShape]],
         namespaces: dict[str, str],
+        ordinals: PodOrdinals | None = None,
+        generated: dict[str, str] | None = None,
     ) -> None:
         self.cluster = cluster
         self.client = cluster.client("scenario")
@@ -45,6 +49,10 @@ class ActionPlayer:
         self.path = path
         self.shapes = shapes
         self.namespaces = namespaces
+        self.ordinals = ordinals if ordinals is not None else recorder.ordinals
+        self.generated: dict[str, str] = {} if generated is None else generated
+        """``metadata.generateName`` of a workload manifest -> the name the API server gave it: a
+        JobSet given by ``generateName`` is addressed by that prefix (``patch: {jobset: train-}``)."""
         self.errors: list[str] = []
         self._pending_when: list[tuple[int, Action]] = []
 
@@ -72,22 +80,23 @@ class ActionPlayer:
 
     def _fire(self, index: int, action: Action) -> None:
         where = f"actions[{index}] {action.verb} at {self.cluster.clock.now:g}s"
-        expected = action.rejected.message if action.rejected is not None else None
+        expected = action.rejected.substrings() if action.rejected is not None else None
         try:
             self._apply(action)
         except ApiError as err:
+            missing = [text for text in expected or () if text not in err.message]
             if expected is None:
                 self.errors.append(f"{self.path}: {where}: {err.message}")
-            elif expected not in err.message:
+            elif missing:
                 self.errors.append(f"{self.path}: {where}: refused as expected, but the message "
-                                   f"{err.message!r} does not contain {expected!r}")
+                                   f"{err.message!r} does not contain {', '.join(map(repr, missing))}")
             return
         except (LookupError, ValueError) as err:
             self.errors.append(f"{self.path}: {where}: {err.args[0]}")
             return
         if expected is not None:
             self.errors.append(f"{self.path}: {where}: expected the API server to refuse it (a message "
-                               f"containing {expected!r}), but it was accepted")
+                               f"containing {', '.join(map(repr, expected))}), but it was accepted")
 
     def apply_now(self, action: Action) -> None:
         """Apply an action at once, letting its error propagate (the Python API's ``act``)."""
@@ -95,7 +104,7 @@ class ActionPlayer:
 
     def _only_jobset(self, name: str | None) -> str:
         if name is not None:
-            return name
+            return self.generated.get(name, name)
         names = list(self.shapes)
         if len(names) != 1:
             raise LookupError("several JobSets: name the one to act on")
@@ -128,19 +137,21 @@ class ActionPlayer:
             assert action.delete_pod is not None
             pod = self._find_pod(action.delete_pod.pod)
             self.client.delete("Pod", pod["metadata"]["namespace"], pod["metadata"]["name"])
-        elif verb == "patch":
-            assert action.patch is not None
-            kind = self._kind(action.patch.kind)
+        elif verb in ("patch", "patchStatus"):
+            target = action.patch if verb == "patch" else action.patch_status
+            assert target is not None
+            name = self._name(target)
             self.client.patch(
-                kind, self._namespace_for(action.patch.name), action.patch.name, action.patch.merge
+                self._kind(target.kind), target.namespace or self._namespace_for(name), name, target.merge,
+                subresource="status" if verb == "patchStatus" else None,
             )
         elif verb == "delete":
             assert action.delete is not None
-            kind = self._kind(action.delete.kind)
+            name = self._name(action.delete)
             self.client.delete(
-                kind,
-                self._namespace_for(action.delete.name),
-                action.delete.name,
+                self._kind(action.delete.kind),
+                action.delete.namespace or self._namespace_for(name),
+                name,
                 propagation_policy=action.delete.propagation_policy,
             )
         elif verb == "create":
@@ -166,6 +177,12 @@ class ActionPlayer:
             assert action.fail_node is not None
             self.cluster.node_lifecycle.fail_node(action.fail_node.node)  # unknown node: NotFound
 
+    def _name(self, target: ObjectTarget) -> str:
+        """The object's name; a JobSet may be named by the ``generateName`` it was created with."""
+        if target.kind == "JobSet":
+            return self.generated.get(target.name, target.name)
+        return target.name
+
     def _kind(self, kind: str) -> str:
         return self.plugin.kind if kind == "JobSet" else kind
 
@@ -185,7 +202,7 @@ class ActionPlayer:
         attempt = self.plugin.current_attempt(workload)
         candidates = []
         for pod in self.cluster.server.list("Pod", self.namespaces.get(jobset, "default")):
-            slot = self.plugin.slot_of(pod)
+            slot = self.ordinals.slot(pod)
             if (
                 slot is not None
                 and slot.owner == jobset

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from fakecluster.scenario import expectations_v11 as v11
 from fakecluster.scenario.durations import format_seconds
-from fakecluster.scenario.format import Expectation, Scenario, StateCheck
+from fakecluster.scenario.format import EventsCheck, Expectation, Scenario, StateCheck
 from fakecluster.scenario.matching import show, subset_match
-from fakecluster.scenario.milestones import Milestone, Shapes, workload_shapes
+from fakecluster.scenario.milestones import Milestone, Shapes, parse_job_ref, parse_pod_ref, workload_shapes
 from fakecluster.scenario.results import Failure, RunResult
 from fakecluster.scenario.trace import Snapshot, TraceEvent
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["Failure", "RunResult", "check"]
 
 _COUNT_KINDS = {"jobs": "Job", "pods": "Pod", "services": "Service", "jobsets": "JobSet", "nodes": "Node",
-                "endpointslices": "EndpointSlice"}
+                "endpointslices": "EndpointSlice", "persistentvolumeclaims": "PersistentVolumeClaim"}
 
 
 def check(scenario: Scenario, result: RunResult, shapes: Shapes | None = None) -> list[Failure]:
@@ -54,10 +54,10 @@ def _check_one(index: int, exp: Expectation, result: RunResult, shapes: Shapes) 
             return _never(index, head, exp.never, result, shapes)
         if exp.events is not None:
             check = exp.events
-            events = result.events if check.job is None else [
-                e for e in result.job_events if (e.get("regarding") or {}).get("name") == check.job]
+            events = _selected_events(check, result)
             return (_events(index, head, check.contains or [], events)
-                    or _absent(index, head, check.absent or [], events))
+                    or _absent(index, head, check.absent or [], events)
+                    or _exactly(index, head, check.exactly, events))
         if exp.rejected is not None:
             return _rejected(index, head, exp.rejected.message, result.rejection)
         if exp.gap is not None:
@@ -135,9 +135,12 @@ def _event_matches(partial: Mapping[str, Any], event: Mapping[str, Any]) -> bool
     texts = [str(event[k]) for k in ("note", "message") if event.get(k) is not None]
     for key, want in partial.items():
         if key == "count":  # how often it happened: the series count, or the legacy count
-            have = (event.get("series") or {}).get("count") or event.get("deprecatedCount") \
-                or event.get("count") or 1
-            if int(want) != int(have):
+            have = int((event.get("series") or {}).get("count") or event.get("deprecatedCount")
+                       or event.get("count") or 1)
+            if isinstance(want, Mapping):  # {min: 2} / {max: 5}: a bound, not a number
+                if have < int(want.get("min", have)) or have > int(want.get("max", have)):
+                    return False
+            elif int(want) != have:
                 return False
         elif key in ("message", "note"):
             if not any(str(want) == text or str(want) in text for text in texts):
@@ -175,6 +178,79 @@ def _absent(
     return None
 
 
+def _exactly(
+    index: int, head: str, exactly: list[dict[str, Any]] | None, events: list[dict[str, Any]]
+) -> Failure | None:
+    """``exactly``: as many events as items, item i matching event i."""
+    if exactly is None:
+        return None
+    recorded = ", ".join(f"{e.get('type', '?')}/{e.get('reason', '?')}" for e in events) or "none"
+    if len(exactly) != len(events):
+        return Failure(index, f"{head}: expected exactly {len(exactly)} event(s), got {len(events)}: "
+                              f"{recorded}")
+    for number, (partial, event) in enumerate(zip(exactly, events, strict=True)):
+        if not _event_matches(partial, event):
+            note = event.get("note") or event.get("message") or ""
+            return Failure(index, f"{head}: exactly[{number}] {show(partial)} does not match event {number} "
+                                  f"{event.get('type', '?')}/{event.get('reason', '?')} {note!r}; "
+                                  f"recorded: {recorded}")
+    return None
+
+
+def _selected_events(check: EventsCheck, result: RunResult) -> list[dict[str, Any]]:
+    """The recorded events an ``events`` expectation is about: the JobSet's, a Job's (by name or job
+    reference) or the pods' of a slot (by pod reference, every pod that held it in the attempt) or of
+    one pod by name. Raises ``ValueError`` for a reference that no object of the run ever had."""
+    if check.job is not None:
+        names = {_job_name(check.job, result)}
+        source = result.job_events
+    elif check.pod is not None:
+        names = _pod_names(check.pod, check.attempt, result)
+        source = result.pod_events
+    else:
+        return result.events
+    return [e for e in source if (e.get("regarding") or {}).get("name") in names]
+
+
+def _job_name(text: str, result: RunResult) -> str:
+    if "[" not in text:
+        return text
+    ref = parse_job_ref(text)
+    for event in result.trace:
+        if (event.kind == "Job" and event.event == "Created" and event.replicated_job == ref.replicated_job
+                and event.job_index == ref.job_index and ref.jobset in (None, event.jobset)):
+            return event.name
+    raise ValueError(f"no Job was created for {ref}")
+
+
+def _pod_names(text: str, attempt: int | None, result: RunResult) -> set[str]:
+    if "[" not in text:
+        return {text}
+    ref = parse_pod_ref(text)
+    created = [e for e in result.trace
+               if e.kind == "Pod" and e.event == "Created" and e.replicated_job == ref.replicated_job
+               and e.job_index == ref.job_index and e.pod_index == ref.pod_index
+               and ref.jobset in (None, e.jobset)]
+    if attempt is None:
+        attempt = _final_attempt(created, result)
+    names = {e.name for e in created if (e.attempt or 0) == attempt}
+    if not names:
+        raise ValueError(f"no pod was created in slot {ref} (attempt {attempt})")
+    return names
+
+
+def _final_attempt(created: list[TraceEvent], result: RunResult) -> int:
+    """The attempt pod references address at the end of the run: the JobSet's ``status.restarts``, or
+    the latest attempt seen if the JobSet is gone."""
+    if not created:
+        return 0
+    owner = created[0].jobset
+    workload = result.final.get("JobSet", owner) if owner is not None else None
+    if workload is not None and result.plugin is not None:
+        return result.plugin.current_attempt(workload)
+    return max(e.attempt or 0 for e in created)
+
+
 def _rejected(index: int, head: str, message: str, rejection: str | None) -> Failure | None:
     if rejection is None:
         return Failure(
@@ -200,7 +276,7 @@ def _state(index: int, exp: Expectation, state: StateCheck, result: RunResult) -
         return Failure(index, f"{head}: the run recorded no final snapshot")
     problems = _state_problems(state, snapshot)
     for key, by_name in state.objects():
-        problems.extend(v11.object_problems(key, by_name, snapshot, result.plugin))
+        problems.extend(v11.object_problems(key, by_name, snapshot, result.plugin, result.ordinals))
     if not problems:
         return None
     return Failure(index, f"{head}: {'; '.join(problems)}", _related_rjobs(state))

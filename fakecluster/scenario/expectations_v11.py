@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from fakecluster.api.objects import Obj
 from fakecluster.scenario.durations import format_seconds
+from fakecluster.scenario.format import OBJECT_CHECK_KINDS
 from fakecluster.scenario.format_v11 import Gap, Stuck
 from fakecluster.scenario.matching import subset_match
 from fakecluster.scenario.milestones import Shapes, parse_pod_ref
+from fakecluster.scenario.ordinals import PodOrdinals
 from fakecluster.scenario.results import Failure, RunResult
 from fakecluster.scenario.trace import Snapshot
 
@@ -60,12 +62,13 @@ def check_stuck(index: int, head: str, stuck: Stuck, result: RunResult) -> Failu
 
 
 def object_problems(
-    key: str, by_name: Mapping[str, Mapping[str, Any]], snapshot: Snapshot, plugin: WorkloadPlugin | None
+    key: str, by_name: Mapping[str, Mapping[str, Any]], snapshot: Snapshot, plugin: WorkloadPlugin | None,
+    ordinals: PodOrdinals | None = None,
 ) -> list[str]:
     """One line per mismatch of the ``pods``/``jobs``/``services``/``endpointslices`` assertions."""
     problems: list[str] = []
     for name, subset in by_name.items():
-        target, missing = _target(key, name, snapshot, plugin)
+        target, missing = _target(key, name, snapshot, plugin, ordinals)
         if target is None:
             problems.append(f"{key}.{name}: {missing}")
             continue
@@ -73,16 +76,18 @@ def object_problems(
     return problems
 
 
-def _target(key: str, name: str, snapshot: Snapshot, plugin: WorkloadPlugin | None) -> tuple[Obj | None, str]:
+def _target(
+    key: str, name: str, snapshot: Snapshot, plugin: WorkloadPlugin | None, ordinals: PodOrdinals | None
+) -> tuple[Obj | None, str]:
     if key == "pods":
-        return _pod(name, snapshot, plugin)
+        return _pod(name, snapshot, plugin, ordinals)
     if key == "endpointslices":
         slices = [
             s for s in snapshot.of_kind("EndpointSlice")
             if ((s.get("metadata") or {}).get("labels") or {}).get(SERVICE_NAME_LABEL) == name
         ]  # fmt: skip
         return (slices[0], "") if slices else (None, f"Service '{name}' has no EndpointSlice")
-    kind = {"jobs": "Job", "services": "Service"}[key]
+    kind = OBJECT_CHECK_KINDS[key]
     target = snapshot.get(kind, name)
     if target is not None:
         return target, ""
@@ -90,22 +95,28 @@ def _target(key: str, name: str, snapshot: Snapshot, plugin: WorkloadPlugin | No
     return None, f"no {kind} named '{name}' exists (have: {have})"
 
 
-def _pod(name: str, snapshot: Snapshot, plugin: WorkloadPlugin | None) -> tuple[Obj | None, str]:
+def _pod(
+    name: str, snapshot: Snapshot, plugin: WorkloadPlugin | None, ordinals: PodOrdinals | None
+) -> tuple[Obj | None, str]:
     """A pod reference resolves to its slot's pod; anything else is taken as a pod's own name."""
     if "[" not in name or plugin is None:
         pod = snapshot.get("Pod", name)
         return pod, "" if pod is not None else f"no pod named '{name}' exists"
-    pod = find_pod(snapshot, plugin, name)
+    pod = find_pod(snapshot, plugin, name, ordinals)
     return pod, "" if pod is not None else "no pod exists in that slot"
 
 
-def find_pod(snapshot: Snapshot, plugin: WorkloadPlugin, reference: str) -> Obj | None:
+def find_pod(
+    snapshot: Snapshot, plugin: WorkloadPlugin, reference: str, ordinals: PodOrdinals | None = None
+) -> Obj | None:
     """The pod in a slot: the current attempt's (its JobSet's ``status.restarts``; the latest attempt
-    seen if the JobSet is gone), preferring a live pod, then the newest (store order is creation order)."""
+    seen if the JobSet is gone), preferring a live pod, then the newest (store order is creation order).
+    A NonIndexed pod's slot is its ordinal (``ordinals``)."""
     ref = parse_pod_ref(reference)
+    slot_of = ordinals.slot if ordinals is not None else plugin.slot_of
     in_slot: list[tuple[int, Obj]] = []
     for pod in snapshot.of_kind("Pod"):
-        slot = plugin.slot_of(pod)
+        slot = slot_of(pod)
         if (
             slot is not None
             and (ref.jobset is None or slot.owner == ref.jobset)

@@ -14,7 +14,7 @@ one contract: reading this file top to bottom should read like the format docume
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -44,9 +44,9 @@ from fakecluster.api.validation import (
 from fakecluster.scenario.durations import parse_duration
 from fakecluster.scenario.errors import FieldProblem, nearest_line
 from fakecluster.scenario.format_network import DnsSpec, Jitter, NetworkSpec, ProgramModel
-from fakecluster.scenario.format_v11 import Distribution, Gap, StuckField, Sweep
+from fakecluster.scenario.format_v11 import Distribution, Gap, StuckField, Sweep, unit_fraction
 from fakecluster.scenario.limits import MAX_NODES
-from fakecluster.scenario.milestones import Milestone, PodRef, parse_milestone, parse_pod_ref
+from fakecluster.scenario.milestones import Milestone, PodRef, parse_job_ref, parse_milestone, parse_pod_ref
 
 __all__ = [
     "NEVER", "RESTARTABLE_CONTROLLERS", "UNSUPPORTED_ACTIONS", "Action", "Budget", "ClusterSpec", "Count",
@@ -113,15 +113,6 @@ def _capacity(value: object) -> dict[str, str]:
     return out
 
 
-def _rate(value: object) -> float:
-    """A fraction: a number within [0, 1] (a YAML ``0.1``); anything else names the allowed range."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
-        raise ValueError(f"expected a number within [0, 1], got {value!r}")
-    if not 0 <= value <= 1:
-        raise ValueError(f"must be within [0, 1], got {value!r}")
-    return float(value)
-
-
 def _controller_name(value: object) -> str:
     if value not in RESTARTABLE_CONTROLLERS:
         valid = ", ".join(RESTARTABLE_CONTROLLERS)
@@ -152,7 +143,7 @@ Quantity = Annotated[str, PlainValidator(_quantity)]
 MilestoneField = Annotated[Milestone, PlainValidator(parse_milestone), PlainSerializer(str)]
 PodRefField = Annotated[PodRef, PlainValidator(parse_pod_ref), PlainSerializer(str)]
 JobSetName = Annotated[str | None, PlainValidator(_jobset_name)]
-Rate = Annotated[float, PlainValidator(_rate)]
+Rate = Annotated[float, PlainValidator(unit_fraction)]
 Labels = Annotated[dict[str, str], PlainValidator(_label_map)]
 Capacity = Annotated[dict[str, str], PlainValidator(_capacity)]
 ControllerName = Annotated[str, PlainValidator(_controller_name)]
@@ -178,6 +169,17 @@ def _manifest(value: object) -> dict[str, Any]:
 
 
 Manifest = Annotated[dict[str, Any], PlainValidator(_manifest)]
+
+
+def _object_manifest(value: object) -> dict[str, Any]:
+    """An ``objects`` item: an inline manifest of any kind the cluster serves (``apiVersion``, ``kind``)."""
+    if not isinstance(value, Mapping) or not isinstance(value.get("kind"), str) \
+            or not isinstance(value.get("apiVersion"), str):
+        raise ValueError("expected an inline manifest with apiVersion and kind (a claim, a Job, ...)")
+    return dict(value)
+
+
+ObjectManifest = Annotated[dict[str, Any], PlainValidator(_object_manifest)]
 
 
 # ---------------------------------------------------------------- cluster
@@ -269,6 +271,10 @@ class ClusterSpec(_Model):
     """How far the controllers' informer caches (their reads and watch events) trail the API server."""
     network: NetworkSpec = Field(default_factory=NetworkSpec)
     dns: DnsSpec = Field(default_factory=DnsSpec)
+    pod_events: Bool | None = None
+    """Record the kubelet's and the scheduler's Events about pods (``Scheduled``, ``Pulling``,
+    ``Started``, ``BackOff``, ``Unhealthy``...). Unset: on exactly when an ``events`` expectation is about
+    a pod (they are API writes, so they change the run's digest and cost time at scale)."""
     invariants: Bool = True
     """Check every invariant (``fakecluster.invariants`` and the workload's) during the run; a violation
     fails the scenario. Off only for benchmarks that measure the cluster alone."""
@@ -485,11 +491,13 @@ def resolve_pod_rule(rules: list[PodRule], pod: PodIdentity) -> ResolvedPodRule:
 
 
 class ObjectTarget(_Model):
-    """Exactly one of ``jobset``, ``job`` or ``service``: the object an action addresses by name."""
+    """Exactly one of ``jobset``, ``job`` or ``service``: the object an action addresses by name, in
+    ``namespace`` (default: the JobSet's namespace for a JobSet, else that of the first JobSet)."""
 
     jobset: str | None = None
     job: str | None = None
     service: str | None = None
+    namespace: str | None = None
 
     @model_validator(mode="after")
     def _exactly_one(self) -> ObjectTarget:
@@ -537,14 +545,25 @@ _VERBS = {
     "suspend": "suspend", "resume": "resume", "fail_pod": "failPod", "delete_pod": "deletePod",
     "evict_pod": "evictPod", "fail_node": "failNode", "patch": "patch", "delete": "delete",
     "restart_controller": "restartController", "recover_node": "recoverNode", "delete_node": "deleteNode",
-    "create": "create",
+    "create": "create", "patch_status": "patchStatus",
 }  # fmt: skip
 
 
 class RejectedAction(_Model):
-    """``rejected: {message: <substring>}`` on an action: the write must be refused."""
+    """``rejected: {message: <substring>}`` on an action: the write must be refused; a list of substrings
+    must all be in the refusal (a webhook refusing for several fields names each)."""
 
-    message: str
+    message: str | list[str]
+
+    @field_validator("message")
+    @classmethod
+    def _some_text(cls, message: str | list[str]) -> str | list[str]:
+        if isinstance(message, list) and not message:
+            raise ValueError("give at least one substring of the expected refusal")
+        return message
+
+    def substrings(self) -> list[str]:
+        return [self.message] if isinstance(self.message, str) else list(self.message)
 
 
 class Action(_Model):
@@ -562,6 +581,8 @@ class Action(_Model):
     recover_node: FailNode | None = None
     delete_node: FailNode | None = None
     patch: Patch | None = None
+    patch_status: Patch | None = None
+    """A JSON merge patch on the object's ``status`` subresource (``kubectl patch --subresource=status``)."""
     delete: DeleteTarget | None = None
     create: Manifest | None = None
     restart_controller: ControllerName | None = None
@@ -602,9 +623,11 @@ class Count(_Model):
     jobsets: NonNegInt | None = None
     nodes: NonNegInt | None = None
     endpointslices: NonNegInt | None = None
+    persistentvolumeclaims: NonNegInt | None = None
 
 
-OBJECT_CHECK_KINDS = {"pods": "Pod", "jobs": "Job", "services": "Service", "endpointslices": "EndpointSlice"}
+OBJECT_CHECK_KINDS = {"pods": "Pod", "jobs": "Job", "services": "Service", "endpointslices": "EndpointSlice",
+                      "persistentvolumeclaims": "PersistentVolumeClaim"}
 """Version 1.1 object assertions under ``final``/``at``: key -> the API kind whose objects it addresses
 (pods by pod reference ``workers[0/1]``, jobs and services by name, endpointslices by Service name)."""
 
@@ -621,6 +644,7 @@ class StateCheck(_Model):
     jobs: dict[str, dict[str, Any]] | None = None
     services: dict[str, dict[str, Any]] | None = None
     endpointslices: dict[str, dict[str, Any]] | None = None
+    persistentvolumeclaims: dict[str, dict[str, Any]] | None = None
 
     @model_validator(mode="after")
     def _something_to_check(self) -> StateCheck:
@@ -641,19 +665,67 @@ class StateCheck(_Model):
 STATE_KEYS = ("jobset", "jobsets", "count", *OBJECT_CHECK_KINDS)
 
 
-class EventsCheck(_Model):
-    """Events of the JobSet, or with ``job:`` of that Job: ``contains`` in order (subsequence), items may
-    give ``count``; ``absent``: none may match."""
+def _ref_or_name(parse: Callable[[str], object], expected: str) -> Callable[[object], str]:
+    """A validator of ``job:``/``pod:``: an object's name, or (with a ``[``) a reference ``parse`` reads
+    (``[<jobset>/]<replicatedJob>[<jobIndex>]`` for a Job, ``...[<jobIndex>/<podIndex>]`` for a pod)."""
 
-    job: str | None = None
+    def check(value: object) -> str:
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"expected {expected}, got {value!r}")
+        if "[" in value:
+            parse(value)
+        return value
+
+    return check
+
+
+_job_ref = _ref_or_name(parse_job_ref, "a Job name or a job reference such as 'workers[0]'")
+_pod_ref_or_name = _ref_or_name(parse_pod_ref, "a pod reference such as 'workers[0/1]' or a pod name")
+
+
+def _event_count(value: object, path: str) -> None:
+    """An event item's ``count``: a whole number, or bounds ``{min: n, max: m}`` (either or both)."""
+    def whole(v: object) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+    if isinstance(value, Mapping):
+        if value and not set(value) - {"min", "max"} and all(whole(v) for v in value.values()):
+            return
+    elif whole(value):
+        return
+    raise FieldProblem(f"expected a count such as 3 or bounds {{min: 2, max: 5}}, got {value!r}", path)
+
+
+class EventsCheck(_Model):
+    """Events of the JobSet, with ``job:`` of a Job, with ``pod:`` of the pods of a slot (or one pod by
+    name): ``contains`` in order (subsequence), items may give ``count``; ``absent``: none may match;
+    ``exactly``: these events and no others, in this order."""
+
+    job: Annotated[str, PlainValidator(_job_ref)] | None = None
+    pod: Annotated[str, PlainValidator(_pod_ref_or_name)] | None = None
+    attempt: NonNegInt | None = None
+    """With a pod reference: the JobSet restart attempt whose pods are meant (default: the last one)."""
     contains: list[dict[str, Any]] | None = Field(None, min_length=1)
     absent: list[dict[str, Any]] | None = Field(None, min_length=1)
+    exactly: list[dict[str, Any]] | None = None
 
     @model_validator(mode="after")
     def _something(self) -> EventsCheck:
-        if self.contains is None and self.absent is None:
-            raise ValueError("give contains or absent (or both)")
+        if self.contains is None and self.absent is None and self.exactly is None:
+            raise ValueError("give contains, absent or exactly")
+        if self.job is not None and self.pod is not None:
+            raise FieldProblem("give 'job' or 'pod', not both", "pod")
+        if self.attempt is not None and (self.pod is None or "[" not in self.pod):
+            raise FieldProblem("'attempt' goes with a pod reference ('pod: workers[0/1]')", "attempt")
+        for key in ("contains", "absent", "exactly"):
+            for i, item in enumerate(getattr(self, key) or ()):
+                if "count" in item:
+                    _event_count(item["count"], f"{key}[{i}].count")
         return self
+
+    @property
+    def about_pods(self) -> bool:
+        return self.pod is not None
 
 
 class Rejected(_Model):
@@ -665,7 +737,7 @@ EXPECTATION_KINDS = (
 )  # fmt: skip
 _COMPANIONS = {
     "by": "happens", "after": "happens", "jobset": "at", "jobsets": "at", "count": "at",
-    "pods": "at", "jobs": "at", "services": "at", "endpointslices": "at",
+    "pods": "at", "jobs": "at", "services": "at", "endpointslices": "at", "persistentvolumeclaims": "at",
 }  # fmt: skip
 
 
@@ -688,6 +760,7 @@ class Expectation(_Model):
     jobs: dict[str, dict[str, Any]] | None = None
     services: dict[str, dict[str, Any]] | None = None
     endpointslices: dict[str, dict[str, Any]] | None = None
+    persistentvolumeclaims: dict[str, dict[str, Any]] | None = None
     gap: Gap | None = None
     stuck: StuckField | None = None
     distribution: Distribution | None = None
@@ -741,6 +814,8 @@ class Scenario(_Model):
     until: Duration = 3600.0
     cluster: ClusterSpec = Field(default_factory=ClusterSpec)
     pods: list[PodRule] = Field(default_factory=list)
+    objects: list[ObjectManifest] = Field(default_factory=list)
+    """Objects that exist before the JobSets: created first, in order (a claim the JobSet must find)."""
     jobset: Manifest | None = None
     jobsets: list[Manifest] | None = None
     actions: list[Action] = Field(default_factory=list)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Generic, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, Strict, model_validator
 from pydantic.alias_generators import to_camel
@@ -26,7 +26,9 @@ from fakecluster.scenario.durations import parse_duration
 from fakecluster.scenario.errors import FieldProblem
 from fakecluster.scenario.milestones import Milestone, parse_milestone
 
-__all__ = ["Bounds", "CountBounds", "Distribution", "Fraction", "Gap", "Slow", "Span", "Stuck", "Sweep"]
+__all__ = [
+    "Bounds", "CountBounds", "Distribution", "Fraction", "Gap", "MinMax", "Slow", "Span", "Stuck", "Sweep",
+]
 
 DEFAULT_MODE_GAP = 5.0
 """Sorted run times further apart than this start a new mode (``modeGap`` overrides it)."""
@@ -38,8 +40,9 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True)
 
 
-def _fraction(value: object) -> float:
-    """A share of runs: a number within [0, 1] (``0.25``), as ``cluster.faults.conflictRate`` takes."""
+def unit_fraction(value: object) -> float:
+    """A number within [0, 1]: a share of runs (``0.25``) or a rate (``cluster.faults.conflictRate``);
+    anything else names the allowed range."""
     if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
         raise ValueError(f"expected a number within [0, 1], got {value!r}")
     if not 0 <= value <= 1:
@@ -49,7 +52,7 @@ def _fraction(value: object) -> float:
 
 _Duration = Annotated[float, PlainValidator(parse_duration)]
 _Milestone = Annotated[Milestone, PlainValidator(parse_milestone), PlainSerializer(str)]
-_Fraction = Annotated[float, PlainValidator(_fraction)]
+_Fraction = Annotated[float, PlainValidator(unit_fraction)]
 _Int = Annotated[int, Strict(), Field(ge=0)]
 
 
@@ -92,14 +95,17 @@ def _stuck(value: object) -> Stuck:
 StuckField = Annotated[Stuck, PlainValidator(_stuck)]
 
 
-class Bounds(_Model):
-    """``{min:, max:}`` on a duration figure; at least one bound."""
+_Bound = TypeVar("_Bound", bound=float)
 
-    min: _Duration | None = None
-    max: _Duration | None = None
+
+class MinMax(_Model, Generic[_Bound]):
+    """``{min:, max:}``: at least one bound, and ``max`` not below ``min``."""
+
+    min: _Bound | None = None
+    max: _Bound | None = None
 
     @model_validator(mode="after")
-    def _some_bound(self) -> Bounds:
+    def _some_bound(self) -> Self:
         if self.min is None and self.max is None:
             raise ValueError("give min, max or both")
         if self.min is not None and self.max is not None and self.max < self.min:
@@ -107,34 +113,12 @@ class Bounds(_Model):
         return self
 
 
-class Fraction(_Model):
-    """``{min:, max:}`` on a share of runs, numbers within [0, 1]."""
-
-    min: _Fraction | None = None
-    max: _Fraction | None = None
-
-    @model_validator(mode="after")
-    def _some_bound(self) -> Fraction:
-        if self.min is None and self.max is None:
-            raise ValueError("give min, max or both")
-        if self.min is not None and self.max is not None and self.max < self.min:
-            raise FieldProblem("'max' is smaller than 'min': nothing can satisfy both", "max")
-        return self
-
-
-class CountBounds(_Model):
-    """``{min:, max:}`` on a count (the number of modes)."""
-
-    min: _Int | None = None
-    max: _Int | None = None
-
-    @model_validator(mode="after")
-    def _some_bound(self) -> CountBounds:
-        if self.min is None and self.max is None:
-            raise ValueError("give min, max or both")
-        if self.min is not None and self.max is not None and self.max < self.min:
-            raise FieldProblem("'max' is smaller than 'min': nothing can satisfy both", "max")
-        return self
+Bounds = MinMax[_Duration]
+"""Bounds on a duration figure (seconds)."""
+Fraction = MinMax[_Fraction]
+"""Bounds on a share of runs, numbers within [0, 1]."""
+CountBounds = MinMax[_Int]
+"""Bounds on a count (the number of modes)."""
 
 
 class Slow(_Model):

@@ -30,7 +30,7 @@ from fakecluster.scenario.errors import (
     nearest_line,
 )
 from fakecluster.scenario.file_refs import RefusedReference, resolve_reference
-from fakecluster.scenario.milestones import Milestone, PodRef, Shapes, parse_pod_ref
+from fakecluster.scenario.milestones import Milestone, PodRef, Shapes, parse_job_ref, parse_pod_ref
 from fakecluster.scenario.reading import (
     MultipleDocuments,
     UnreadableFile,
@@ -405,6 +405,8 @@ def validate_against_workload(scenario: fmt.Scenario, shapes: Shapes) -> None:
         if state is not None:
             base = f"expect[{i}].final" if exp.final is not None else f"expect[{i}]"
             checks.append((checker.state, state, base))
+        if exp.events is not None:
+            checks.append((checker.events, exp.events, f"expect[{i}].events"))
     checks.extend((checker.action, action, f"actions[{i}]") for i, action in enumerate(scenario.actions))
     checks.extend((checker.pod_match, rule.match, f"pods[{i}].match") for i, rule in enumerate(scenario.pods))
     problems: list[ScenarioError] = []
@@ -443,6 +445,14 @@ class _WorkloadChecker:
             list(scenario.pods) if scenario is not None else None if rules is None else list(rules)
         )
         """The ``pods`` rules program milestones are checked against; None: not known, not checked."""
+        self.created: set[str] = set()
+        """JobSets a ``create`` action makes: object assertions may name them (``jobsets: {<name>: ...}``)."""
+        for action in scenario.actions if scenario is not None else ():
+            manifest = action.create or {}
+            metadata = manifest.get("metadata")
+            if manifest.get("kind") == "JobSet" and isinstance(metadata, Mapping) \
+                    and isinstance(metadata.get("name"), str):
+                self.created.add(metadata["name"])
 
     def fail(self, path: str, message: str) -> ScenarioError:
         if self.scenario is None:
@@ -480,6 +490,8 @@ class _WorkloadChecker:
         pods = max(self.shapes[js][rjob].pods_per_job for js in owners)
         if job_index is not None and job_index >= replicas:
             raise self.fail(path, f"job index {job_index} is out of range: '{rjob}' has {replicas} Job(s)")
+        if all(not self.shapes[js][rjob].indexed for js in owners):
+            return  # a NonIndexed pod's index is its ordinal: replacements go beyond the pod count
         if pod_index is not None and pod_index >= pods:
             raise self.fail(path, f"pod index {pod_index} is out of range: '{rjob}' Jobs have {pods} pod(s)")
 
@@ -539,9 +551,22 @@ class _WorkloadChecker:
         for target in (action.fail_pod, action.delete_pod, action.evict_pod):
             if target is not None:
                 self.pod_ref(target.pod, f"{path}.{verb}.pod")
-        for obj in (action.patch, action.delete):
+        for obj in (action.patch, action.patch_status, action.delete):
             if obj is not None and obj.jobset is not None:
                 self.jobset(obj.jobset, f"{path}.{verb}.jobset", "jobset: NAME")
+
+    def events(self, check: fmt.EventsCheck, base: str) -> None:
+        """Pod and job references of an ``events`` expectation name slots the manifests have."""
+        if check.pod is not None and "[" in check.pod:
+            self.pod_ref(parse_pod_ref(check.pod), f"{base}.pod")
+        if check.job is not None and "[" in check.job:
+            ref = parse_job_ref(check.job)
+            path = f"{base}.job"
+            if ref.jobset is None and len(self.shapes) > 1:
+                raise self.fail(path, f"there are several JobSets ({_names(self.shapes)}): prefix the job"
+                                      f" reference, e.g. '{next(iter(self.shapes))}/{ref}'")
+            owners = self.rjob(ref.jobset, ref.replicated_job, path)
+            self.indexes(owners, ref.replicated_job, ref.job_index, None, path)
 
     def state(self, state: fmt.StateCheck, base: str) -> None:
         for ref_text in state.pods or {}:
@@ -553,7 +578,8 @@ class _WorkloadChecker:
                     raise self.fail(path, str(exc)) from None
                 self.pod_ref(ref, path)
         for name in state.jobsets or {}:
-            self.jobset(name, f"{base}.jobsets.{name}", "")
+            if name not in self.created:
+                self.jobset(name, f"{base}.jobsets.{name}", "")
         if state.jobset is None:
             return
         metadata = state.jobset.get("metadata")

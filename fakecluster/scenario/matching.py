@@ -5,6 +5,11 @@ mappings keyed by ``name`` or ``type`` (``conditions``, ``replicatedJobsStatus``
 that key; any other list must match exactly; scalars compare as strings, because Kubernetes writes
 ``status: "True"`` and quantities as strings while a scenario author naturally types ``True`` or ``8``.
 
+``{exactly: [...]}`` in place of a list asks for more: the object's list has exactly these items, in this
+order, and nothing else; each item still matches as a subset (``conditions: {exactly: [{type:
+Completed}]}``: one condition, of type Completed, whatever its reason). No Kubernetes field is called
+``exactly``, so the form cannot be mistaken for an object.
+
 Two leniencies mirror how Kubernetes serialises objects: a key that is absent from the object matches an
 expected zero value (``0``, ``false``, ``""``, ``[]``, ``{}``, ``null``), because Go's ``omitempty``
 drops zero values from the wire form (``status.restarts: 0`` is never written); and booleans compare
@@ -18,7 +23,9 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["exact_equal", "scalar_equal", "show", "subset_match"]
+__all__ = ["EXACTLY", "exact_equal", "exactly_items", "scalar_equal", "show", "subset_match"]
+
+EXACTLY = "exactly"
 
 _MISSING = object()
 
@@ -82,9 +89,20 @@ def _join(path: str, key: Any) -> str:
     return f"{path}.{key}" if path else str(key)
 
 
+def exactly_items(expected: Any) -> list[Any] | None:
+    """The items of an ``{exactly: [...]}`` form, or None if ``expected`` is not one."""
+    if isinstance(expected, Mapping) and len(expected) == 1 and isinstance(expected.get(EXACTLY), list):
+        items: list[Any] = expected[EXACTLY]
+        return items
+    return None
+
+
 def subset_match(expected: Any, actual: Any, path: str = "") -> list[str]:
     """Every way ``actual`` fails to contain ``expected``, one line each, prefixed by the field path."""
     prefix = f"{path}: " if path else ""
+    exact = exactly_items(expected)
+    if exact is not None:
+        return _exact_list_match(exact, actual, path)
     if isinstance(expected, Mapping):
         if actual is _MISSING or actual is None:
             actual = {}
@@ -130,6 +148,37 @@ def _keyed_list_match(expected: list[Any], actual: list[Any], key: str, path: st
             continue
         rest = {k: v for k, v in item.items() if k != key}
         problems.extend(subset_match(rest, candidates[occurrence], item_path))
+    return problems
+
+
+def _exact_list_match(expected: list[Any], actual: Any, path: str) -> list[str]:
+    """``{exactly: [...]}``: the same number of items, in the same order, item i a subset of item i (a
+    keyed list also checks each position's key, so the line says which item is out of place)."""
+    prefix = f"{path}: " if path else ""
+    if actual is _MISSING or actual is None:
+        actual = []
+    if not isinstance(actual, list):
+        return [f"{prefix}expected a list, got {show(actual)}"]
+    key = _list_key(expected)
+
+    def names(items: list[Any]) -> str:
+        if key is None:
+            return show(items)
+        shown = (_key_text(i.get(key)) if isinstance(i, Mapping) else show(i) for i in items)
+        return "[" + ", ".join(shown) + "]"
+
+    if len(actual) != len(expected):
+        return [f"{prefix}expected exactly {len(expected)} item(s) {names(expected)}, "
+                f"got {len(actual)}: {names(actual)}"]
+    problems: list[str] = []
+    for i, (want, have) in enumerate(zip(expected, actual, strict=True)):
+        misplaced = not isinstance(have, Mapping) or _key_text(have.get(key)) != _key_text(want[key]) \
+            if key is not None else False
+        if misplaced and key is not None:
+            problems.append(f"{path}[{i}]: expected {key} {_key_text(want[key])!r} here, got "
+                            f"{names(actual)} in that order")
+            continue
+        problems.extend(subset_match(want, have, f"{path}[{i}]"))
     return problems
 
 

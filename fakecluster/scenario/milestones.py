@@ -23,9 +23,11 @@ __all__ = [
     "JOBSET_MILESTONE_EVENTS",
     "JOB_EVENTS",
     "POD_EVENTS",
+    "JobRef",
     "Milestone",
     "PodRef",
     "Shapes",
+    "parse_job_ref",
     "parse_milestone",
     "parse_pod_ref",
     "workload_shapes",
@@ -49,6 +51,7 @@ JOBSET_MILESTONE_EVENTS = (*JOBSET_CONDITIONS, "Restarted", "Finished")
 
 _NAME = r"[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?"
 _TARGET = re.compile(rf"(?:(?P<jobset>{_NAME})/)?(?P<rjob>{_NAME})(?:\[(?P<ji>\d+)(?:/(?P<pi>\d+))?\])?")
+_JOB_REF = re.compile(rf"(?:(?P<jobset>{_NAME})/)?(?P<rjob>{_NAME})\[(?P<ji>\d+)\]")
 _POD_REF = re.compile(rf"(?:(?P<jobset>{_NAME})/)?(?P<rjob>{_NAME})\[(?P<ji>\d+)/(?P<pi>\d+)\]")
 _GRAMMAR = (
     "'<first|all> [<jobset>/]<replicatedJob>[<jobIndex>[/<podIndex>]] <pods|jobs> <Event> [attempt <n>]'"
@@ -89,7 +92,11 @@ class Milestone:
 
         ``first``: the earliest matching event. ``all``: the event at which the last slot (every
         jobIndex, and for pods every completion index, narrowed by the indexes given) reaches the
-        event; a replacement pod counts for its slot. Events are taken in (time, seq) order.
+        event; a replacement pod counts for its slot. A NonIndexed Job's pods have no slots of their
+        own (their ``pod_index`` is an ordinal, :mod:`fakecluster.scenario.ordinals`): unless the
+        milestone names one, its ``pods_per_job`` slots are filled by the first that many distinct pods
+        to reach the event, whichever they are (``all w pods Succeeded``: as many pods succeeded as the
+        Job needs). Events are taken in (time, seq) order.
         Raises ``ValueError`` if ``all`` names a replicated job that ``shapes`` does not know.
         """
         events = [e for e in in_trace_order(trace) if self._matches(e)]
@@ -98,11 +105,31 @@ class Milestone:
         remaining = self._slots(shapes)
         if not remaining:
             return None
+        interchangeable = self._non_indexed(shapes)
+        filled: dict[tuple[str | None, int | None], set[int | None]] = {}
         for event in events:
-            remaining.discard(self._slot_of(event))
+            slot = self._slot_of(event)
+            if slot[:2] in interchangeable:
+                pods = filled.setdefault(slot[:2], set())
+                if slot[2] in pods:
+                    continue
+                slot = (slot[0], slot[1], len(pods))
+                pods.add(event.pod_index)
+            remaining.discard(slot)
             if not remaining:
                 return event
         return None
+
+    def _non_indexed(self, shapes: Shapes) -> set[tuple[str | None, int | None]]:
+        """(JobSet, job index) of NonIndexed Jobs whose pod slots any distinct pod fills."""
+        if self.kind != "Pod" or self.pod_index is not None:
+            return set()
+        found: set[tuple[str | None, int | None]] = set()
+        for js, rjobs in shapes.items():
+            shape = rjobs.get(self.replicated_job or "")
+            if shape is not None and not shape.indexed and self.jobset in (None, js):
+                found.update((js, ji) for ji in range(shape.replicas))
+        return found
 
     def _matches(self, event: TraceEvent) -> bool:
         if event.kind != self.kind:
@@ -258,6 +285,31 @@ def parse_pod_ref(text: str) -> PodRef:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class JobRef:
+    """``[<jobset>/]<replicatedJob>[<jobIndex>]``: the Job of that slot (every attempt shares its name)."""
+
+    replicated_job: str
+    job_index: int
+    jobset: str | None = None
+
+    def __str__(self) -> str:
+        prefix = f"{self.jobset}/" if self.jobset else ""
+        return f"{prefix}{self.replicated_job}[{self.job_index}]"
+
+
+def parse_job_ref(text: str) -> JobRef:
+    """Parse a job reference such as ``workers[0]`` or ``mpi/workers[0]``."""
+    match = _JOB_REF.fullmatch(text.strip()) if isinstance(text, str) else None
+    if match is None:
+        raise ValueError(
+            f"cannot read {text!r} as a job reference; expected '<replicatedJob>[<jobIndex>]' such as"
+            " 'workers[0]', with several JobSets 'mpi/workers[0]' (or give the Job's name)"
+        )
+    return JobRef(replicated_job=match.group("rjob"), job_index=int(match.group("ji")),
+                  jobset=match.group("jobset"))
+
+
 def workload_shapes(manifests: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, GroupShape]]:
     """Shapes of JobSet manifests as written (before defaulting): replicas default 1; pods per Job are
     ``completions``, else ``parallelism``, else 1, as the Job API defaults them for Indexed Jobs.
@@ -286,6 +338,7 @@ def _rjob_shape(rjob: Mapping[str, Any]) -> GroupShape:
     template = rjob.get("template")
     job_spec = template.get("spec") if isinstance(template, Mapping) else None
     pods = 1
+    indexed = not (isinstance(job_spec, Mapping) and job_spec.get("completionMode") == "NonIndexed")
     if isinstance(job_spec, Mapping):
         for key in ("completions", "parallelism"):
             value = job_spec.get(key)
@@ -294,4 +347,4 @@ def _rjob_shape(rjob: Mapping[str, Any]) -> GroupShape:
                 break
     if not isinstance(replicas, int) or isinstance(replicas, bool):
         replicas = 1
-    return GroupShape(replicas=replicas, pods_per_job=pods)
+    return GroupShape(replicas=replicas, pods_per_job=pods, indexed=indexed)

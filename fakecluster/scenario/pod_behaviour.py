@@ -14,6 +14,7 @@ from dataclasses import replace
 from fakecluster.api.objects import Obj
 from fakecluster.kubelet.pod_timings import PodTimings
 from fakecluster.scenario.format import PodIdentity, PodRule, resolve_pod_rule
+from fakecluster.scenario.ordinals import PodOrdinals
 from fakecluster.scenario.programs import JobSetNetwork, program_spec
 from fakecluster.workload_plugin import WorkloadPlugin
 
@@ -33,9 +34,12 @@ class PodBehaviour:
         rules: Sequence[PodRule],
         plugin: WorkloadPlugin,
         networks: Mapping[str, JobSetNetwork] | None = None,
+        ordinals: PodOrdinals | None = None,
     ) -> None:
         self.rules = list(rules)
         self.plugin = plugin
+        self.ordinals = ordinals if ordinals is not None else PodOrdinals(plugin)
+        """``podIndex`` of a NonIndexed pod is its ordinal (:mod:`fakecluster.scenario.ordinals`)."""
         self.networks: Mapping[str, JobSetNetwork] = {} if networks is None else networks
         self._timings: dict[str, PodTimings] = {}
         self._timings_by_rules: dict[tuple[int, ...], PodTimings] = {}
@@ -45,7 +49,7 @@ class PodBehaviour:
         cached = self._timings.get(uid)
         if cached is not None:
             return cached
-        slot = self.plugin.slot_of(pod)
+        slot = self.ordinals.slot(pod)
         identity = PodIdentity(
             jobset=slot.owner if slot else None,
             replicated_job=slot.group if slot else None,

@@ -16,6 +16,7 @@ from typing import NamedTuple
 from fakecluster.api.objects import Obj, condition_true
 from fakecluster.api.watch import WatchEvent
 from fakecluster.cluster import Cluster
+from fakecluster.scenario.ordinals import PodOrdinals
 from fakecluster.scenario.trace import TraceEvent
 from fakecluster.workload_plugin import Slot, WorkloadPlugin
 
@@ -41,6 +42,7 @@ class _SlotCacheEntry(NamedTuple):
 _NO_SLOT = SlotFields(None, None, None, None, None)
 _POD_PHASE_EVENTS = {"Running": "Running", "Succeeded": "Succeeded", "Failed": "Failed"}
 _JOB_CONDITIONS = ("Complete", "Failed")
+_ADDED_OR_DELETED = {"ADDED": "Created", "DELETED": "Deleted"}
 
 
 def _job_ready(job: Obj) -> bool:
@@ -61,15 +63,20 @@ def _pod_ready(pod: Obj) -> bool:
 class TraceRecorder:
     """Collects the trace, the workload's Events and the write-log digest of one run."""
 
-    def __init__(self, cluster: Cluster, plugin: WorkloadPlugin) -> None:
+    def __init__(self, cluster: Cluster, plugin: WorkloadPlugin, ordinals: PodOrdinals | None = None) -> None:
         self.cluster = cluster
         self.plugin = plugin
+        self.ordinals = ordinals if ordinals is not None else PodOrdinals(plugin)
+        """NonIndexed pods' ordinals: their ``pod_index`` in the trace (:mod:`.ordinals`)."""
         self.trace: list[TraceEvent] = []
         self.events: list[Obj] = []
         self._event_index: dict[str, int] = {}
         self.job_events: list[Obj] = []
         """Events regarding Jobs (the Job controller's), in creation order, each its latest version."""
         self._job_event_index: dict[str, int] = {}
+        self.pod_events: list[Obj] = []
+        """Events regarding Pods (the kubelet's and the scheduler's, when the cluster records them)."""
+        self._pod_event_index: dict[str, int] = {}
         self._writes = hashlib.sha256()
         self._write_log: list[str] = []
         """Lines not hashed yet: hashing in batches costs a fraction of one ``update`` per write."""
@@ -120,10 +127,18 @@ class TraceRecorder:
         if hit is not None:
             cached_labels, cached_kind, fields = hit  # unpacked: cheaper than three attribute reads
             if cached_labels is labels and cached_kind == kind:
-                return fields
+                return fields if fields[3] is not None or kind != "Pod" else self._with_ordinal(obj, fields)
         fields = _slot_fields(self.plugin.slot_of(obj))
         self._slots[id(labels)] = _SlotCacheEntry(labels, kind, fields)
-        return fields
+        return fields if fields[3] is not None or kind != "Pod" else self._with_ordinal(obj, fields)
+
+    def _with_ordinal(self, pod: Obj, fields: SlotFields) -> SlotFields:
+        """A workload pod without a completion index (NonIndexed Job) is placed by its ordinal; the
+        cache above is per labels object, so the ordinal (per pod) is looked up after it."""
+        if fields.replicated_job is None:
+            return fields
+        ordinal = self.ordinals.ordinal(pod)
+        return fields if ordinal is None else fields._replace(pod_index=ordinal)
 
     def _log_write(self, event: WatchEvent) -> None:
         meta = event.object["metadata"]
@@ -133,14 +148,19 @@ class TraceRecorder:
         if len(log) >= 4096:
             self._flush_write_log()
 
-    def _on_pod(self, event: WatchEvent) -> None:
+    def _added_or_deleted(self, event: WatchEvent, kind: str, *, own_name: bool = False) -> bool:
+        """Log the write; an added or deleted object is its ``Created`` or ``Deleted`` moment and nothing
+        more (True), a modified one is for the caller to compare with its old version (False)."""
         self._log_write(event)
+        moment = _ADDED_OR_DELETED.get(event.type)
+        if moment is None:
+            return False
+        self._emit(event.object, kind, moment, own_name=own_name)
+        return True
+
+    def _on_pod(self, event: WatchEvent) -> None:
         pod, old = event.object, event.old
-        if event.type == "ADDED":
-            self._emit(pod, "Pod", "Created")
-            return
-        if event.type == "DELETED":
-            self._emit(pod, "Pod", "Deleted")
+        if self._added_or_deleted(event, "Pod"):
             return
         assert old is not None
         # Copy-on-write: a part of the pod that is the very object it was before has not changed.
@@ -158,13 +178,8 @@ class TraceRecorder:
             self._emit(pod, "Pod", "Ready")
 
     def _on_job(self, event: WatchEvent) -> None:
-        self._log_write(event)
         job, old = event.object, event.old
-        if event.type == "ADDED":
-            self._emit(job, "Job", "Created")
-            return
-        if event.type == "DELETED":
-            self._emit(job, "Job", "Deleted")
+        if self._added_or_deleted(event, "Job"):
             return
         assert old is not None
         if _job_ready(job) and not _job_ready(old):
@@ -179,14 +194,9 @@ class TraceRecorder:
             self._emit(job, "Job", "Resumed")
 
     def _on_workload(self, event: WatchEvent) -> None:
-        self._log_write(event)
         obj, old = event.object, event.old
         kind = self.plugin.kind
-        if event.type == "ADDED":
-            self._emit(obj, kind, "Created", own_name=True)
-            return
-        if event.type == "DELETED":
-            self._emit(obj, kind, "Deleted", own_name=True)
+        if self._added_or_deleted(event, kind, own_name=True):
             return
         assert old is not None
         for cond in (obj.get("status") or {}).get("conditions") or ():
@@ -226,6 +236,8 @@ class TraceRecorder:
             events, index = self.events, self._event_index
         elif kind == "Job":
             events, index = self.job_events, self._job_event_index
+        elif kind == "Pod":
+            events, index = self.pod_events, self._pod_event_index
         else:
             return
         name = obj["metadata"]["name"]

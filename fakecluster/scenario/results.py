@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from fakecluster.scenario.ordinals import PodOrdinals
 from fakecluster.scenario.trace import Snapshot, TraceEvent
 from fakecluster.workload_plugin import WorkloadPlugin
 
@@ -32,6 +33,10 @@ class RunResult:
     plugin: WorkloadPlugin | None = None
     """Resolves pod references of object assertions (slots and the current attempt)."""
     job_events: list[dict[str, Any]] = field(default_factory=list)
+    pod_events: list[dict[str, Any]] = field(default_factory=list)
+    """Events regarding Pods (kubelet, scheduler), recorded when the run asked for them."""
+    ordinals: PodOrdinals | None = None
+    """NonIndexed pods' ordinals, for pod references in object assertions."""
 
 
 @dataclass(slots=True)

@@ -56,7 +56,7 @@ __all__ = [
     "validate_scenario",
 ]
 
-SNAPSHOT_KINDS = ("JobSet", "Job", "Pod", "Service", "Node", "EndpointSlice")
+SNAPSHOT_KINDS = ("JobSet", "Job", "Pod", "Service", "Node", "EndpointSlice", "PersistentVolumeClaim")
 
 
 @dataclass(slots=True)
@@ -407,6 +407,14 @@ class ScenarioRun:
             cluster.clock.on_advance = on_advance
         self.actions.schedule(self.scenario.actions)
         expects_rejection = any(e.kind == "rejected" for e in self.scenario.expect)
+        for i, obj in enumerate(self.scenario.objects):
+            kind = self.plugin.kind if obj["kind"] == "JobSet" else obj["kind"]
+            try:
+                with running():
+                    session.client.create(dict(obj, kind=kind))
+            except ApiError as err:
+                message = f"the API server rejected the object: {err.message}"
+                raise self._error(message, f"objects[{i}]") from None
         for i, manifest in enumerate(self.manifests):
             try:
                 session._apply_one(manifest)
@@ -441,6 +449,8 @@ class ScenarioRun:
             snapshots=snapshots,
             events=events,
             job_events=list(self.recorder.job_events),
+            pod_events=list(self.recorder.pod_events),
+            ordinals=self.recorder.ordinals,
             rejection="\n".join(self.rejections) or None,
             virtual_end=virtual_end,
             seed=self.scenario.seed,

@@ -25,6 +25,7 @@ from pydantic import BaseModel
 
 from fakecluster.scenario.errors import ScenarioError, join_path
 from fakecluster.scenario.format import OBJECT_CHECK_KINDS, Scenario, StateCheck
+from fakecluster.scenario.matching import EXACTLY, exactly_items
 
 __all__ = ["KeyProblem", "check_state_keys", "kind_schemas", "unknown_keys"]
 
@@ -66,6 +67,10 @@ def unknown_keys(expected: Any, annotation: Any, path: str) -> Iterator[KeyProbl
                 return
             continue
         origin = get_origin(alt)
+        exact = exactly_items(expected)
+        if origin is list and exact is not None:  # {exactly: [...]} stands for the list
+            yield from unknown_keys(exact, alt, join_path(path, EXACTLY))
+            return
         if origin is list and isinstance(expected, list):
             (item,) = get_args(alt) or (Any,)
             for i, value in enumerate(expected):

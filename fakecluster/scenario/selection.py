@@ -46,17 +46,17 @@ class Expression:
         return token
 
     def _or(self) -> Any:
-        node = self._and()
-        while self._peek() == "or":
-            self._take()
-            node = ("or", node, self._and())
-        return node
+        return self._chain("or", self._and)
 
     def _and(self) -> Any:
-        node = self._not()
-        while self._peek() == "and":
+        return self._chain("and", self._not)
+
+    def _chain(self, op: str, operand: Callable[[], Any]) -> Any:
+        """``operand (op operand)*``, grouped to the left."""
+        node = operand()
+        while self._peek() == op:
             self._take()
-            node = ("and", node, self._not())
+            node = (op, node, operand())
         return node
 
     def _not(self) -> Any:

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
 from fakecluster.api.watch import WatchEvent
+from fakecluster.client.events import EventRecorder
 from fakecluster.client.protocol import Client
 from fakecluster.clock import Clock
 from fakecluster.kubelet.pod_timings import BehaviourResolver
@@ -118,6 +119,9 @@ class Scheduler:
         self._interpod_parked: dict[tuple[str, str], None] = {}
         """Unschedulable pods that failed an inter-pod filter: a bound pod coming or going may let them in."""
         self._interpod_wake = False
+        self.events: EventRecorder | None = None
+        """``Scheduled`` / ``FailedScheduling`` Events, when the cluster records pod Events (opt-in, as the
+        kubelet's: :mod:`fakecluster.kubelet.events`); written through events.k8s.io/v1 with series."""
         self.controller = Controller(self.clock, "scheduler", self._schedule_one,
                                      latency=latency)
         for node in self.client.list("Node"):
@@ -352,6 +356,9 @@ class Scheduler:
             self._record_failure(pod, fit_error_message(len(self._nodes), failures))
             return
         self.client.bind(namespace, name, best.name)
+        if self.events is not None:
+            self.events.eventf(pod, None, "Normal", "Scheduled", "Binding",
+                               f"Successfully assigned {namespace}/{name} to {best.name}")
         self._assume(queued.uid, best.name, queued.request, pod)
         self._drop(key, queued.uid)
 
@@ -363,7 +370,10 @@ class Scheduler:
 
     def _record_failure(self, pod: Obj, message: str) -> None:
         """``PodScheduled=False/Unschedulable`` via the status subresource (``updatePod`` in
-        ``schedule_one.go handleSchedulingFailure``); the transition time moves only on a status change."""
+        ``schedule_one.go handleSchedulingFailure``); the transition time moves only on a status change.
+        Every failed attempt is a ``FailedScheduling`` event (with pod Events on), folded into a series."""
+        if self.events is not None:
+            self.events.eventf(pod, None, "Warning", "FailedScheduling", "Scheduling", message)
         status = pod.get("status") or {}
         conditions = status.get("conditions") or []
         old = next((c for c in conditions if c.get("type") == "PodScheduled"), None)

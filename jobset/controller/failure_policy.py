@@ -73,18 +73,7 @@ def find_first_failed_policy_rule_and_job(
     earliest-failed such Job (strictly earlier wins; ties keep list order). (None, None) if no rule
     applies."""
     for rule in rules:
-        matched: Obj | None = None
-        matched_time = 0.0
-        for job in failed:
-            condition = find_job_failure_condition(job)
-            if condition is None:
-                continue
-            failure_time = _time(condition)
-            earlier = matched is None or failure_time < matched_time
-            if earlier and rule_is_applicable(
-                rule, job, condition.get("reason", ""), condition.get("message", "")
-            ):
-                matched, matched_time = job, failure_time
+        matched = _earliest_failed_job(failed, rule)
         if matched is not None:
             return rule, matched
     return None, None
@@ -159,6 +148,19 @@ def fail_jobset_action_applier(
     set_jobset_failed_condition(js, api.FAIL_JOBSET_ACTION_REASON, message, opts)
 
 
+def _fail_at_max_restarts(js: Obj, job: Obj, opts: StatusUpdate) -> None:
+    """The restart budget is used up: the JobSet fails with ``ReachedMaxRestarts``."""
+    message = message_with_first_failed_job(api.REACHED_MAX_RESTARTS_MESSAGE, _name(job))
+    set_jobset_failed_condition(js, api.REACHED_MAX_RESTARTS_REASON, message, opts)
+
+
+def _require_restart_job_gate(action: str, restart_job: bool) -> None:
+    if not restart_job:
+        raise ReconcileError(
+            f"{action} failure policy action cannot be used when the feature gate RestartJob is disabled"
+        )
+
+
 def restart_jobset_action_applier(
     js: Obj, job: Obj, rule: Obj | None, opts: StatusUpdate, restart_job: bool
 ) -> None:
@@ -168,8 +170,7 @@ def restart_jobset_action_applier(
     if (
         restart_job and total_restarts_count_towards_max(js) >= _max_restarts(js)
     ) or counted >= _max_restarts(js):
-        message = message_with_first_failed_job(api.REACHED_MAX_RESTARTS_MESSAGE, _name(job))
-        set_jobset_failed_condition(js, api.REACHED_MAX_RESTARTS_REASON, message, opts)
+        _fail_at_max_restarts(js, job, opts)
         return
     message = message_with_first_failed_job(api.RESTART_JOBSET_ACTION_MESSAGE, _name(job))
     event = EventParams(EVENT_TYPE_WARNING, api.RESTART_JOBSET_ACTION_REASON, message)
@@ -205,13 +206,9 @@ def restart_job_action_applier(
     js: Obj, job: Obj, rule: Obj | None, opts: StatusUpdate, restart_job: bool
 ) -> None:
     """``restartJobActionApplier`` (RestartJob gate): recreate only this Job, counted towards max."""
-    if not restart_job:
-        raise ReconcileError(
-            "RestartJob failure policy action cannot be used when the feature gate RestartJob is disabled"
-        )
+    _require_restart_job_gate(api.RESTART_JOB, restart_job)
     if total_restarts_count_towards_max(js) >= _max_restarts(js):
-        message = message_with_first_failed_job(api.REACHED_MAX_RESTARTS_MESSAGE, _name(job))
-        set_jobset_failed_condition(js, api.REACHED_MAX_RESTARTS_REASON, message, opts)
+        _fail_at_max_restarts(js, job, opts)
         return
     message = message_with_first_failed_job(api.RESTART_JOB_ACTION_MESSAGE, _name(job))
     failure_policy_recreate_job(
@@ -223,11 +220,7 @@ def restart_job_and_ignore_max_restarts_action_applier(
     js: Obj, job: Obj, rule: Obj | None, opts: StatusUpdate, restart_job: bool
 ) -> None:
     """``restartJobAndIgnoreMaxRestartsActionApplier`` (RestartJob gate)."""
-    if not restart_job:
-        raise ReconcileError(
-            "RestartJobAndIgnoreMaxRestarts failure policy action cannot be used when the feature "
-            "gate RestartJob is disabled"
-        )
+    _require_restart_job_gate(api.RESTART_JOB_AND_IGNORE_MAX_RESTARTS, restart_job)
     message = message_with_first_failed_job(
         api.RESTART_JOB_AND_IGNORE_MAX_RESTARTS_ACTION_MESSAGE, _name(job)
     )
@@ -255,22 +248,20 @@ def failure_policy_recreate_job(
         )
     index = int(index_text)
     attempts = get_job_restarts(js, rjob_name)
-    if index >= len(attempts):
-        raise ReconcileError(
-            f"failed job {name} has index {index} out of bounds for replicated job {rjob_name} "
-            f"(replicas: {len(attempts)})"
-        )
-    attempts[index] += 1
-    _set_status_list(js, rjob_name, "jobRestarts", attempts)
-    if count_towards_max:
-        counted = get_job_restarts_count_towards_max(js, rjob_name)
-        if index >= len(counted):
+    replicas = len(attempts)  # both messages give the length of jobRestarts as the replica count
+
+    def bump(key: str, values: list[int]) -> None:
+        if index >= len(values):
             raise ReconcileError(
-                f"failed job {name} has index {index} out of bounds for replicated job "
-                f"{rjob_name} (replicas: {len(attempts)})"
+                f"failed job {name} has index {index} out of bounds for replicated job {rjob_name} "
+                f"(replicas: {replicas})"
             )
-        counted[index] += 1
-        _set_status_list(js, rjob_name, "jobRestartsCountTowardsMax", counted)
+        values[index] += 1
+        _set_status_list(js, rjob_name, key, values)
+
+    bump("jobRestarts", attempts)
+    if count_towards_max:
+        bump("jobRestartsCountTowardsMax", get_job_restarts_count_towards_max(js, rjob_name))
     opts.should_update = True
     opts.enqueue_event(event)
 
@@ -316,6 +307,13 @@ def _time(condition: Obj) -> float:
 def find_first_failed_job(failed: list[Obj]) -> Obj | None:
     """``findFirstFailedJob``: the Job whose ``Failed`` condition is oldest (strictly; ties keep list
     order)."""
+    return _earliest_failed_job(failed, None)
+
+
+def _earliest_failed_job(failed: list[Obj], rule: Obj | None) -> Obj | None:
+    """The Job of ``failed`` whose ``Failed`` condition is oldest (strictly; ties keep list order), among
+    those ``rule`` applies to if a rule is given (asked only of a Job that failed earlier than the best
+    so far)."""
     first: Obj | None = None
     first_time = 0.0
     for job in failed:
@@ -323,7 +321,10 @@ def find_first_failed_job(failed: list[Obj]) -> Obj | None:
         if condition is None:
             continue
         failure_time = _time(condition)
-        if first is None or failure_time < first_time:
+        if (first is None or failure_time < first_time) and (
+            rule is None
+            or rule_is_applicable(rule, job, condition.get("reason", ""), condition.get("message", ""))
+        ):
             first, first_time = job, failure_time
     return first
 

@@ -10,12 +10,14 @@ compares. Run this only when a change is meant to move version-1 milestones, and
 from __future__ import annotations
 
 import hashlib
-import json
+import runpy
 import sys
 from pathlib import Path
+from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).with_name("milestones.json")
+# update.py's library_records and write_golden (this folder is no package: it is loaded by its path)
+_UPDATE = runpy.run_path(str(Path(__file__).with_name("update.py")))
 V1_KINDS = ("Pod", "Job", "JobSet")
 V1_POD_EVENTS = ("Created", "Scheduled", "Running", "Ready", "Succeeded", "Failed", "Deleted")
 
@@ -34,28 +36,20 @@ def v1_lines(trace: list) -> list[str]:  # type: ignore[type-arg]
 
 
 def current() -> dict[str, dict[str, object]]:
-    from fakecluster.scenario.runner import discover, run_scenario
-
-    files, _missing = discover([ROOT / "scenarios"])
-    records: dict[str, dict[str, object]] = {}
-    for path in files:
-        rel = path.relative_to(ROOT).as_posix()
-        if rel.startswith("scenarios/network/"):
-            continue  # format 1.1 scenarios: no version-1 baseline to keep
-        outcome = run_scenario(path)
+    def record(outcome: Any) -> dict[str, object]:
         lines = v1_lines(outcome.trace)
-        records[rel] = {
+        return {
             "passed": outcome.passed,
             "moments": len(lines),
             "digest": hashlib.sha256("\n".join(lines).encode()).hexdigest(),
         }
-    return dict(sorted(records.items()))
+
+    # format 1.1 scenarios: no version-1 baseline to keep
+    return _UPDATE["library_records"](record, skip=lambda rel: rel.startswith("scenarios/network/"))
 
 
 def main() -> int:
-    GOLDEN.write_text(json.dumps(current(), indent=1) + "\n")
-    print(f"wrote {GOLDEN.relative_to(ROOT)}")
-    return 0
+    return int(_UPDATE["write_golden"](GOLDEN, current()))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,10 @@ thousands of ``SuccessfulCreate`` events:
    25, refilled one token per 5 minutes; an event without a token is dropped (after steps 1-2 updated
    their caches, as upstream).
 
+The kubelet records through the same broadcaster (:mod:`fakecluster.kubelet.events`): the recorder takes
+the ``component`` and, per event, the source ``host`` and the regarding object's ``fieldPath`` (a
+container: ``spec.containers{name}``), which are part of every key above, as in ``getEventKey``.
+
 Events are written as events.k8s.io/v1 objects (``deprecatedCount``, ``deprecatedFirstTimestamp``, ...),
 like the rest of this fake's Job events, named ``<job>.<unix nanos in hex>``. Recording never fails a
 sync: the real broadcaster is asynchronous and only logs write errors.
@@ -21,10 +25,11 @@ sync: the real broadcaster is asynchronous and only logs write errors.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from fakecluster.api.errors import ApiError
+from fakecluster.api.errors import AlreadyExists, ApiError
 from fakecluster.api.objects import Obj
 from fakecluster.client.protocol import Client
 from fakecluster.clock import EPOCH, Clock
@@ -32,6 +37,7 @@ from fakecluster.clock import EPOCH, Clock
 __all__ = ["JobEventRecorder"]
 
 COMPONENT = "job-controller"
+_MAX_NAME_ATTEMPTS = 8
 MAX_LRU_CACHE_ENTRIES = 4096
 AGGREGATE_MAX_EVENTS = 10
 """``defaultAggregateMaxEvents``."""
@@ -70,19 +76,21 @@ class _Bucket:
 class JobEventRecorder:
     """``recorder.Eventf(job, type, reason, message)`` behind the correlator."""
 
-    def __init__(self, client: Client, clock: Clock) -> None:
+    def __init__(self, client: Client, clock: Clock, *, component: str = COMPONENT) -> None:
         self._client = client
         self._clock = clock
+        self._component = component
         self._aggregates: dict[tuple[str, ...], _Aggregate] = {}
         self._observed: dict[tuple[str, ...], _Observed] = {}
         self._buckets: dict[str, _Bucket] = {}
         self._last_stamp = 0
 
-    def event(self, job: Obj, event_type: str, reason: str, message: str) -> None:
+    def event(self, job: Obj, event_type: str, reason: str, message: str, *, host: str = "",
+              field_path: str = "") -> None:
         meta = job["metadata"]
         uid = meta.get("uid", "")
         now = self._clock.now
-        aggregate_key = (uid, event_type, reason)
+        aggregate_key = (host, uid, field_path, event_type, reason)
         record = self._aggregates.get(aggregate_key)
         if record is None or now - record.last > AGGREGATE_INTERVAL:
             record = self._aggregates[aggregate_key] = _Aggregate()
@@ -102,7 +110,7 @@ class JobEventRecorder:
                 del self._observed[next(iter(self._observed))]
         if not self._take_token(uid, now):
             return
-        self._write(job, event_type, reason, message, observed)
+        self._write(job, event_type, reason, message, observed, host, field_path)
 
     def _take_token(self, uid: str, now: float) -> bool:
         """``tokenBucketPassiveRateLimiter.TryAccept`` for the regarding object."""
@@ -121,32 +129,49 @@ class JobEventRecorder:
         self._last_stamp = stamp
         return f"{job_name}.{stamp:x}"
 
-    def _write(self, job: Obj, event_type: str, reason: str, message: str, observed: _Observed) -> None:
+    def _write(  # noqa: PLR0917 - the fields of one event
+        self, job: Obj, event_type: str, reason: str, message: str, observed: _Observed, host: str,
+        field_path: str,
+    ) -> None:
         meta = job["metadata"]
         namespace = meta.get("namespace", "")
         now = self._clock.timestamp()
-        try:
-            if observed.count > 1:
-                patch = {"deprecatedCount": observed.count, "deprecatedLastTimestamp": now, "note": message}
+        regarding = {"apiVersion": job.get("apiVersion", "batch/v1"), "kind": job.get("kind", "Job"),
+                     "namespace": namespace, "name": meta["name"], "uid": meta.get("uid", ""),
+                     "resourceVersion": meta.get("resourceVersion", "")}
+        if field_path:
+            regarding["fieldPath"] = field_path
+        source = {"component": self._component, "host": host} if host else {"component": self._component}
+        if observed.count > 1:
+            patch = {"deprecatedCount": observed.count, "deprecatedLastTimestamp": now, "note": message}
+            with contextlib.suppress(ApiError):  # the broadcaster only logs
                 self._client.patch("Event", namespace, observed.name, patch)
-                return
-            self._client.create({
-                "apiVersion": "events.k8s.io/v1",
-                "kind": "Event",
-                "metadata": {"namespace": namespace, "name": observed.name},
-                "eventTime": self._clock.micro_timestamp(),
-                "reportingController": COMPONENT,
-                "reportingInstance": COMPONENT,
-                "reason": reason,
-                "regarding": {"apiVersion": "batch/v1", "kind": "Job", "namespace": namespace,
-                              "name": meta["name"], "uid": meta.get("uid", ""),
-                              "resourceVersion": meta.get("resourceVersion", "")},
-                "note": message,
-                "type": event_type,
-                "deprecatedSource": {"component": COMPONENT},
-                "deprecatedFirstTimestamp": observed.first_timestamp,
-                "deprecatedLastTimestamp": now,
-                "deprecatedCount": 1,
-            })
-        except ApiError:
-            return  # the broadcaster only logs
+            return
+        event: Obj = {
+            "apiVersion": "events.k8s.io/v1",
+            "kind": "Event",
+            "metadata": {"namespace": namespace, "name": observed.name},
+            "eventTime": self._clock.micro_timestamp(),
+            "reportingController": self._component,
+            "reportingInstance": host or self._component,
+            "reason": reason,
+            "regarding": regarding,
+            "note": message,
+            "type": event_type,
+            "deprecatedSource": source,
+            "deprecatedFirstTimestamp": observed.first_timestamp,
+            "deprecatedLastTimestamp": now,
+            "deprecatedCount": 1,
+        }
+        for _ in range(_MAX_NAME_ATTEMPTS):
+            try:
+                self._client.create(event)
+            except AlreadyExists:
+                # Another recorder about the same object (the scheduler, for a pod) took this virtual
+                # nanosecond; on a wall clock their stamps differ. Take the next one.
+                observed.name = self._new_name(meta["name"])
+                event["metadata"] = {"namespace": namespace, "name": observed.name}
+                continue
+            except ApiError:
+                return  # the broadcaster only logs
+            return

@@ -15,7 +15,7 @@ from pydantic import Field
 
 from fakecluster.api.base import Int32, Int64, K8sModel, NonNegativeInt32
 from fakecluster.api.batch import JobTemplateSpec
-from fakecluster.api.meta import Condition, ListMeta, ObjectMeta
+from fakecluster.api.meta import Condition, ListMeta, TopLevelObject, TypeMeta
 
 # --- group / version / kind (api/jobset/v1alpha2/groupversion_info.go) ------------------------------
 GROUP = "jobset.x-k8s.io"
@@ -275,20 +275,15 @@ class JobSetStatus(K8sModel):
     current_in_place_restart_attempt: NonNegativeInt32 | None = None
 
 
-class JobSet(K8sModel):
+class JobSet(TopLevelObject):
     """``JobSet`` (namespaced, with a status subresource)."""
 
-    api_version: str | None = None
-    kind: str | None = None
-    metadata: ObjectMeta | None = None
     spec: JobSetSpec | None = None
     status: JobSetStatus | None = None
 
 
-class JobSetList(K8sModel):
+class JobSetList(TypeMeta):
     """``JobSetList``."""
 
-    api_version: str | None = None
-    kind: str | None = None
     metadata: ListMeta | None = None
     items: list[JobSet]
