@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -137,6 +139,50 @@ def _strategy(workload: str) -> st.SearchStrategy[dict[str, Any]]:
     return factory()
 
 
+_CONSTANTS_LOCK = threading.Lock()
+_constants_state: dict[str, Any] = {"depth": 0, "getter": None}
+
+
+@contextmanager
+def _without_local_constants() -> Iterator[None]:
+    """Draw as if no local module were imported.
+
+    Hypothesis (from about 6.131) mixes into its draws constants mined from every *local* module in
+    ``sys.modules`` (``hypothesis/internal/conjecture/providers.py``, ``_get_local_constants``), and the
+    pool grows as modules are imported, also lazily in the middle of a campaign. So what a seed drew
+    depended on what the process had imported before: ``fakecluster explore`` (which imports
+    ``fakecluster.cli``), ``campaign()`` from Python, a pytest worker that collected other modules and a
+    Dask worker all drew different scenarios from the same seed. For the length of a chunk the local
+    pool is empty and the constant cache starts cold (re-entrant and thread-safe: a Dask worker plays
+    chunks in threads); the internals it touches are looked up defensively, and if a Hypothesis
+    version lacks them nothing is changed."""
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - another Hypothesis layout
+        yield
+        return
+    cache = getattr(providers, "CONSTANTS_CACHE", None)
+    constants = getattr(providers, "Constants", None)
+    if not hasattr(providers, "_get_local_constants") or cache is None or constants is None:
+        yield  # pragma: no cover - a Hypothesis without local constants draws the same anyway
+        return
+    empty = constants()
+    with _CONSTANTS_LOCK:
+        if _constants_state["depth"] == 0:
+            _constants_state["getter"] = providers._get_local_constants
+            providers._get_local_constants = lambda: empty
+            cache.cache.clear()
+        _constants_state["depth"] += 1
+    try:
+        yield
+    finally:
+        with _CONSTANTS_LOCK:
+            _constants_state["depth"] -= 1
+            if _constants_state["depth"] == 0:
+                providers._get_local_constants = _constants_state["getter"]
+                cache.cache.clear()
+
+
 def run_chunk(spec: ChunkSpec) -> ChunkResult:
     """Run one chunk (in any process): ``spec.examples`` drawn scenarios, the first failure shrunk."""
     result = ChunkResult(spec.index, 0)
@@ -178,7 +224,8 @@ def run_chunk(spec: ChunkSpec) -> ChunkResult:
                 raise _Failed(signature)
 
         try:
-            probe()
+            with _without_local_constants():
+                probe()
         except _Failed:
             result.findings.append(
                 Finding(spec.index, last["signature"], last["failures"], last["scenario"])

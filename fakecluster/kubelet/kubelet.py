@@ -291,6 +291,11 @@ class Kubelet:
             return
         if pod["metadata"]["uid"] != worker.uid:
             return
+        if worker.terminal and pod["metadata"].get("deletionTimestamp") is not None:
+            # status_manager.go syncPod -> canBeDeleted: a terminal pod being deleted is deleted with
+            # grace 0 after this write, even if it stopped on its own before the kubelet acted on the
+            # deletion (it exited in the instant it was deleted), else it stays Terminating for good
+            worker.delete_after_sync = True
         status = build_status(worker, pod, self._timestamp())
         if status == pod.get("status"):
             return
