@@ -381,3 +381,23 @@ def test_a_bad_endpoint_is_caught_whatever_its_position_and_the_shared_ones_pass
         ok = {"head": [_endpoint(8), *shared], "tail": [*shared, _endpoint(8)], "all": [_endpoint(8)]}[where]
         assert len(cluster.client().update_donated({**first, "endpoints": ok})["endpoints"]) == len(ok)
 
+
+
+def test_fields_beside_the_shared_endpoints_are_still_schema_checked() -> None:
+    """With endpoints shared, only what is not the stored version's very values is checked, but that is
+    checked as a full validation checks it: a bad port or address type is refused."""
+    import pytest
+
+    from fakecluster.api.errors import Invalid
+
+    for change, path in (
+        ({"ports": [{"name": "x", "port": "80", "protocol": "TCP"}]}, "ports[0].port"),
+        ({"addressType": "IPv5"}, "addressType"),
+    ):
+        cluster = make_cluster()
+        first = _stored_slice(cluster, [_endpoint(i) for i in range(4)])
+        body = {**first, **change, "endpoints": [*first["endpoints"], _endpoint(8)]}
+        with pytest.raises(Invalid) as err:
+            cluster.client().update_donated(body)
+        assert path in str(err.value), (change, str(err.value))
+        assert cluster.server.get("EndpointSlice", NS, "manual") is first

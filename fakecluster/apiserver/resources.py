@@ -124,8 +124,9 @@ class ResourceType:
         """Schema errors of ``obj``.
 
         ``stored``: the version ``obj`` replaces, for :attr:`item_lists`: of those lists, only the items
-        that are not that version's very (stored, never mutated) item objects are checked; anything
-        reported means a full validation, as below.
+        that are not that version's very (stored, never mutated) item objects are checked, and of the
+        rest of ``obj`` only what is not that version's very values; anything reported means a full
+        validation, as below.
 
         ``valid_spec``/``valid_metadata``: a spec and a metadata known to pass the schema (the stored
         ones, for a kind whose stored objects always do). If ``obj["spec"]`` is that very spec object,
@@ -149,9 +150,9 @@ class ResourceType:
         if model is None:
             return []
         if stored is not None and self.item_lists:
-            trimmed = self._without_stored_items(obj, stored)
+            trimmed = self._without_stored_parts(obj, stored)
             if trimmed is not None:
-                if not validate_model(model, trimmed)[1]:
+                if not validate_model(partial_model(model) or model, trimmed)[1]:
                     return []
                 return validate_model(model, obj)[1]
         spec = obj.get("spec")
@@ -179,11 +180,15 @@ class ResourceType:
                 return []
         return validate_model(model, obj)[1]
 
-    def _without_stored_items(self, obj: Obj, stored: Obj) -> Obj | None:
-        """``obj`` with the :attr:`item_lists` items that ``stored`` holds at the same place from either
-        end (by identity) left out; None if there are none to leave out. A new version usually adds,
-        removes or replaces one item and shares the rest, so skipping the common head and tail (at C
-        speed) leaves the changed middle, which is checked; an item moved elsewhere is simply checked."""
+    def _without_stored_parts(self, obj: Obj, stored: Obj) -> Obj | None:
+        """What of ``obj`` is not ``stored``'s very (stored, never mutated) objects; None if nothing is
+        shared. Of the :attr:`item_lists`, the items ``stored`` holds at the same place from either end
+        (by identity) are left out: a new version usually adds, removes or replaces one item and shares
+        the rest, so skipping the common head and tail (at C speed) leaves the changed middle, which is
+        checked (an item moved elsewhere is simply checked). Of the other fields, and of the metadata's,
+        those that are ``stored``'s very values are left out too. The result is checked with the
+        :func:`~fakecluster.api.validation.partial_model`, which validates each field present exactly
+        as the full model does (the full model is used when there is no partial one)."""
         trimmed: Obj | None = None
         for name in self.item_lists:
             items, before = obj.get(name), stored.get(name)
@@ -194,6 +199,14 @@ class ResourceType:
                 if trimmed is None:
                     trimmed = dict(obj)
                 trimmed[name] = items[head:len(items) - tail]
+        if trimmed is None:
+            return None
+        for key, value in obj.items():
+            if key not in self.item_lists and stored.get(key, _ABSENT) is value:
+                del trimmed[key]
+        meta, stored_meta = trimmed.get("metadata"), stored.get("metadata")
+        if isinstance(meta, dict) and isinstance(stored_meta, dict):
+            trimmed["metadata"] = _own_metadata(meta, stored_meta)
         return trimmed
 
     def status_errors(self, status: Any) -> list[FieldError]:
