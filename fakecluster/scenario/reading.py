@@ -104,8 +104,8 @@ class MultipleDocuments(YamlProblem):
     """The stream holds more than one YAML document (``---``)."""
 
 
-class _BoundedLoader(yaml.SafeLoader):
-    """PyYAML's safe loader with a nesting-depth bound enforced while composing."""
+class _Bounded:
+    """The single-document and nesting-depth bounds, enforced while composing (mixed into a loader)."""
 
     _depth = 0
 
@@ -113,8 +113,8 @@ class _BoundedLoader(yaml.SafeLoader):
         """``Composer.get_single_node``, raising :class:`MultipleDocuments` for a second document."""
         events: Any = self  # types-PyYAML leaves Parser's event methods unannotated
         events.get_event()
-        document = None if self.check_event(yaml.StreamEndEvent) else self.compose_document()
-        if not self.check_event(yaml.StreamEndEvent):
+        document = None if events.check_event(yaml.StreamEndEvent) else events.compose_document()
+        if not events.check_event(yaml.StreamEndEvent):
             raise MultipleDocuments("expected a single document", events.peek_event().start_mark.line + 1)
         events.get_event()
         return document
@@ -126,9 +126,36 @@ class _BoundedLoader(yaml.SafeLoader):
                 events: Any = self  # as above: Parser.peek_event is unannotated in the stubs
                 mark = events.peek_event().start_mark
                 raise YamlProblem(f"nested more than {MAX_DEPTH} levels deep", mark.line + 1)
-            return super().compose_node(parent, index)
+            return super().compose_node(parent, index)  # type: ignore[misc]
         finally:
             self._depth -= 1
+
+
+class _BoundedLoader(_Bounded, yaml.SafeLoader):
+    """PyYAML's safe loader, all Python, with the bounds: what every error is reported by."""
+
+
+_CParser: Any
+"""libyaml's event parser (``yaml._yaml.CParser``), when PyYAML was built with it (its wheels are)."""
+try:
+    from yaml.cyaml import CParser as _CParser  # type: ignore[attr-defined]  # not in the stubs
+except ImportError:  # a PyYAML built without libyaml: everything is read by the Python loader
+    _CParser = None
+
+if _CParser is not None:
+
+    class _BoundedCLoader(_Bounded, yaml.composer.Composer, _CParser,  # type: ignore[misc]
+                          yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
+        """The same composer, constructor and resolver (Python, so the bounds and the values are the
+        very same), fed by libyaml's scanner and parser, which do most of the work at C speed. Used for
+        a document only if it reads cleanly; anything it refuses is read again by
+        :class:`_BoundedLoader`, so every error reads as it always did."""
+
+        def __init__(self, stream: str) -> None:
+            _CParser.__init__(self, stream)
+            yaml.composer.Composer.__init__(self)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
 
 
 def _expanded_size(root: yaml.Node) -> int:
@@ -159,11 +186,28 @@ def parse_bounded_yaml(text: str) -> tuple[yaml.Node | None, Any]:
     Every failure is a :class:`YamlProblem` with the line, including what PyYAML reports outside its
     marked errors: an unprintable character (raised by the reader before any parsing), an integer too
     long for Python to convert, and the two bounds of this module.
+
+    A document free of unprintable characters is read with libyaml's parser first (scanning is most
+    of the time a scenario suite spends reading); if that fails in any way, the document is read again
+    by PyYAML's own, whose error is the one reported.
     """
+    if _CParser is not None and not _NON_PRINTABLE.search(text):
+        try:
+            return _parse(_BoundedCLoader(text), text)
+        except (YamlProblem, yaml.YAMLError, ValueError):
+            pass
     try:
         loader = _BoundedLoader(text)
     except yaml.reader.ReaderError as exc:
         raise _reader_problem(exc, text) from None
+    return _parse(loader, text)
+
+
+_NON_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
+"""The characters PyYAML's reader refuses (``Reader.check_printable``): a text holding one is left to it."""
+
+
+def _parse(loader: Any, text: str) -> tuple[yaml.Node | None, Any]:
     try:
         node = loader.get_single_node()
         if node is None:

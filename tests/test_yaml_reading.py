@@ -1,0 +1,83 @@
+"""Reading YAML through libyaml's parser (fakecluster/scenario/reading.py): the same documents, the same
+node lines, the same errors as PyYAML's Python loader, which reads anything the fast path refuses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fakecluster.scenario import reading
+from fakecluster.scenario.discovery import SCENARIO_SUFFIXES
+from fakecluster.scenario.reading import YamlProblem, parse_bounded_yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+FILES = sorted(p for p in (ROOT / "scenarios").rglob("*") if p.suffix in SCENARIO_SUFFIXES)
+
+
+def _marks(node: Any, out: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    out.append((type(node).__name__, node.tag, node.start_mark.line, node.start_mark.column,
+                node.end_mark.line, node.end_mark.column))
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            _marks(key, out)
+            _marks(value, out)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            _marks(item, out)
+    return out
+
+
+def _python_only(text: str) -> Any:
+    try:
+        try:
+            loader = reading._BoundedLoader(text)
+        except yaml.reader.ReaderError as exc:
+            raise reading._reader_problem(exc, text) from None
+        return reading._parse(loader, text)
+    except YamlProblem as err:
+        return ("error", err.message, err.line)
+
+
+def test_libyaml_is_there_and_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PyYAML's wheels carry libyaml; a clean document goes through it."""
+    assert reading._CParser is not None
+    used: list[str] = []
+    original = reading._BoundedCLoader.__init__
+
+    def spy(self: Any, stream: str) -> None:
+        used.append(stream)
+        original(self, stream)
+
+    monkeypatch.setattr(reading._BoundedCLoader, "__init__", spy)
+    assert parse_bounded_yaml("a: [1, 2]\n")[1] == {"a": [1, 2]}
+    assert used == ["a: [1, 2]\n"]
+
+
+def test_every_library_scenario_reads_the_same_through_either_parser() -> None:
+    """Data, and every node's tag and start and end marks (the lines errors and field paths name)."""
+    assert len(FILES) > 300
+    for path in FILES:
+        text = path.read_text()
+        fast = reading._parse(reading._BoundedCLoader(text), text)
+        slow = reading._parse(reading._BoundedLoader(text), text)
+        assert fast[1] == slow[1], path
+        assert _marks(fast[0], []) == _marks(slow[0], []), path
+
+
+@pytest.mark.parametrize("text", [
+    "a: b: c\n",  # mapping values not allowed here
+    "a: [1, 2\n",  # unclosed flow sequence
+    "a: 1\n---\nb: 2\n",  # two documents
+    "a: \x07\n",  # an unprintable character: the Python reader's own error
+    "a: *nothing\n",  # an undefined alias
+    "a:\n  - b\n - c\n",  # bad indentation
+    "[" * 150 + "]" * 150 + "\n",  # deeper than the bound
+    "x: " + "1" * 5000 + "\n",  # an integer Python will not convert
+])
+def test_a_refused_document_reports_what_the_python_loader_reports(text: str) -> None:
+    with pytest.raises(YamlProblem) as err:
+        parse_bounded_yaml(text)
+    assert ("error", err.value.message, err.value.line) == _python_only(text)
