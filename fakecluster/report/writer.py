@@ -79,6 +79,8 @@ def _describe(exp: Expectation) -> str:
 
 
 def _scenario(outcome: ScenarioOutcome) -> Scenario | None:
+    if outcome.scenario is not None:
+        return outcome.scenario
     if outcome.path is None:  # played from a dict (the Python API): there is no file to read back
         return None
     try:

@@ -87,6 +87,9 @@ class ScenarioResult:
     happened (:mod:`fakecluster.scenario.sweep` aggregates them over seeds)."""
     sweep: Any = None
     """For a ``sweep`` scenario: its :class:`~fakecluster.scenario.sweep.SweepSummary`."""
+    scenario: Scenario | None = None
+    """The scenario as it was played (None if it did not load): the report reads its expectations and
+    actions from it instead of loading the file again."""
 
     @property
     def milestones(self) -> dict[str, float | None]:
@@ -484,6 +487,7 @@ class ScenarioRun:
             stuck=stuck,
             diagnosis=diagnosis,
             measures=measure_distributions(self.scenario, trace, self.shapes),
+            scenario=self.scenario,
         )
 
     def admission_problems(self, indexes: list[int] | None = None) -> list[ScenarioError]:

@@ -246,6 +246,7 @@ def run_sweep(
         events_run=sum(r.events_run for r in runs),
         stuck=any(r.stuck for r in runs),
         sweep=summary,
+        scenario=scenario,
     )
 
 
