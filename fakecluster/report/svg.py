@@ -121,6 +121,17 @@ def density_svg(pods: Sequence[PodRow], end: float, name: str) -> str:
     total = max([sum(series[k] for series in counts.values()) for k in range(DENSITY_BINS)] + [1])
     bins = DENSITY_BINS
     width = end / bins
+    # The bin edges and the heights (a count over the total) repeat across phases and bins: format each
+    # once (a report page draws one band per replicated job; this was most of a page's rendering).
+    xs = [_n(k * width) for k in range(bins + 1)]
+    ys: dict[int, str] = {}
+
+    def y_of(count: int) -> str:
+        text = ys.get(count)
+        if text is None:
+            text = ys[count] = _n(1 - count / total)
+        return text
+
     floor = [0] * bins
     body = []
     for phase in PHASES:
@@ -130,13 +141,11 @@ def density_svg(pods: Sequence[PodRow], end: float, name: str) -> str:
         top = [floor[k] + series[k] for k in range(bins)]
         points = []
         for k in range(bins):
-            x0, x1 = k * width, (k + 1) * width
-            y = 1 - top[k] / total
-            points.append(f"{_n(x0)},{_n(y)} {_n(x1)},{_n(y)}")
+            y = y_of(top[k])
+            points.append(f"{xs[k]},{y} {xs[k + 1]},{y}")
         for k in reversed(range(bins)):
-            x0, x1 = k * width, (k + 1) * width
-            y = 1 - floor[k] / total
-            points.append(f"{_n(x1)},{_n(y)} {_n(x0)},{_n(y)}")
+            y = y_of(floor[k])
+            points.append(f"{xs[k + 1]},{y} {xs[k]},{y}")
         peak = max(series)
         tip = escape(f"{name}: {len(pods)} pods\n{phase}: up to {peak} at once", quote=True)
         body.append(
