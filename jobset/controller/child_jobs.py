@@ -10,7 +10,9 @@ in name order; the ReplicatedJob loops follow spec order.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import operator
 from dataclasses import dataclass, field
 
 from fakecluster.api.objects import Obj, clone
@@ -18,7 +20,7 @@ from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.conditions import StatusUpdate
 from jobset.controller.errors import ReconcileError
 from jobset.controller.failure_policy import get_job_restarts
-from jobset.controller.job_facts import FactsOf, atoi, derive
+from jobset.controller.job_facts import FactsOf, JobFacts, atoi, derive
 from jobset.controller.spec import (
     dns_hostnames_enabled,
     failure_policy,
@@ -35,6 +37,24 @@ from jobset.controller.spec import (
 from jobset.controller.volume_claim_policy import add_volumes
 
 _COUNTERS = ("ready", "succeeded", "failed", "active", "suspended")
+"""The ``replicatedJobsStatus`` counters, in the order every count tuple here holds them."""
+
+ACTIVE, SUCCESSFUL, FAILED, PREVIOUS = range(4)
+"""The buckets of :func:`get_child_jobs`, as indexes into :meth:`ChildJobs.buckets`."""
+
+_NO_COUNTS = (0,) * len(_COUNTERS)
+_SUSPENDED = _COUNTERS.index("suspended")
+
+
+@dataclass(frozen=True, slots=True)
+class ChildJobsSummary:
+    """What the reconcile derives from all of a :class:`ChildJobs`' Jobs, supplied precomputed by
+    :class:`jobset.controller.child_jobs_cache.ChildJobsCache` (which keeps it current per Job version)."""
+
+    names: frozenset[str]
+    """The names of every owned Job."""
+    counts: dict[str | None, tuple[int, ...]]
+    """Per ``replicatedjob-name`` label: the Jobs' :func:`counts_of`, summed."""
 
 
 @dataclass(slots=True)
@@ -45,14 +65,72 @@ class ChildJobs:
     successful: list[Obj] = field(default_factory=list)
     failed: list[Obj] = field(default_factory=list)
     previous: list[Obj] = field(default_factory=list)
+    summary: ChildJobsSummary | None = field(default=None, repr=False, compare=False)
+    """Precomputed :meth:`names` and :meth:`counts`; without it they are derived from the lists."""
 
-    def names(self) -> set[str]:
+    def buckets(self) -> tuple[list[Obj], list[Obj], list[Obj], list[Obj]]:
+        """The four lists, indexed by ``ACTIVE``, ``SUCCESSFUL``, ``FAILED`` and ``PREVIOUS``."""
+        return self.active, self.successful, self.failed, self.previous
+
+    def names(self) -> set[str] | frozenset[str]:
         """Names of every owned Job (membership only; never iterated)."""
-        return {
-            job["metadata"]["name"]
-            for group in (self.active, self.successful, self.failed, self.previous)
-            for job in group
-        }
+        if self.summary is not None:
+            return self.summary.names
+        return {job["metadata"]["name"] for group in self.buckets() for job in group}
+
+    def counts(self, facts: FactsOf = derive) -> dict[str | None, tuple[int, ...]]:
+        """Per ``replicatedjob-name`` label, the summed :func:`counts_of` of the current run's Jobs."""
+        if self.summary is not None:
+            return self.summary.counts
+        totals: dict[str | None, tuple[int, ...]] = {}
+        for bucket, group in enumerate(self.buckets()):
+            for job in group:
+                add_counts(totals, facts(job), bucket)
+        return totals
+
+    def suspended_active(self, facts: FactsOf = derive) -> list[Obj]:
+        """The active Jobs that are suspended, in name order (all that ``resumeJobsIfNecessary`` acts on):
+        with a summary, none without a walk when its counters say there are none."""
+        if self.summary is not None and not any(c[_SUSPENDED] for c in self.summary.counts.values()):
+            return []
+        return [job for job in self.active if facts(job).suspended]
+
+
+def job_bucket(job_facts: JobFacts, current_restarts: int) -> int:
+    """The bucket ``getChildJobs`` puts a Job in, before the RestartJob gate's per-index check: raises
+    (as upstream's ``strconv.Atoi``) if the ``restart-attempt`` label does not parse."""
+    if job_facts.restart_attempt_value() < current_restarts:
+        return PREVIOUS
+    if job_facts.finished == "Failed":
+        return FAILED
+    if job_facts.finished == "Complete":
+        return SUCCESSFUL
+    return ACTIVE
+
+
+def counts_of(job_facts: JobFacts, bucket: int) -> tuple[int, ...]:
+    """What one Job adds to its ReplicatedJob's counters (``calculateReplicatedJobStatuses``): an active
+    Job counts as ready, active and suspended as its facts say, a finished one as succeeded or failed,
+    a previous-run one not at all."""
+    if bucket == ACTIVE:
+        return (int(job_facts.ready), 0, 0, int(job_facts.active), int(job_facts.suspended))
+    if bucket == SUCCESSFUL:
+        return (0, 1, 0, 0, 0)
+    if bucket == FAILED:
+        return (0, 0, 1, 0, 0)
+    return _NO_COUNTS
+
+
+def add_counts(
+    totals: dict[str | None, tuple[int, ...]], job_facts: JobFacts, bucket: int, *, remove: bool = False
+) -> None:
+    """Add (or remove) one Job's :func:`counts_of` to ``totals``, under its label."""
+    contribution = counts_of(job_facts, bucket)
+    if contribution is _NO_COUNTS:
+        return
+    label = job_facts.replicated_job
+    totals[label] = tuple(map(operator.sub if remove else operator.add, totals.get(label, _NO_COUNTS),
+                              contribution))
 
 
 def get_child_jobs(js: Obj, jobs: list[Obj], *, restart_job: bool = False,
@@ -65,22 +143,13 @@ def get_child_jobs(js: Obj, jobs: list[Obj], *, restart_job: bool = False,
     each Job's labels and conditions are read (:mod:`jobset.controller.job_facts`).
     """
     owned = ChildJobs()
+    buckets = owned.buckets()
     current_restarts = restarts(js)
     for job in jobs:
-        job_facts = facts(job)
-        if job_facts.restart_attempt_value() < current_restarts:
-            owned.previous.append(job)
-            continue
-        if restart_job and _previous_individual_attempt(js, job):
-            owned.previous.append(job)
-            continue
-        finished_type = job_facts.finished
-        if finished_type == "Failed":
-            owned.failed.append(job)
-        elif finished_type == "Complete":
-            owned.successful.append(job)
-        else:
-            owned.active.append(job)
+        bucket = job_bucket(facts(job), current_restarts)
+        if restart_job and bucket != PREVIOUS and _previous_individual_attempt(js, job):
+            bucket = PREVIOUS
+        buckets[bucket].append(job)
     return owned
 
 
@@ -110,31 +179,12 @@ def calculate_replicated_job_statuses(js: Obj, owned: ChildJobs, *, restart_job:
     completions)``; previous-run Jobs are ignored. With the RestartJob gate the per-index restart arrays
     are carried over from the current status (the failure policy may change them later).
     """
-    counts: dict[str, dict[str, int]] = {
-        r.get("name", ""): dict.fromkeys(_COUNTERS, 0) for r in replicated_jobs(js)
-    }
-    for job in owned.active:
-        job_facts = facts(job)
-        name = job_facts.replicated_job
-        entry = counts.get(name) if name else None
-        if entry is None:
-            continue
-        if job_facts.ready:
-            entry["ready"] += 1
-        if job_facts.active:
-            entry["active"] += 1
-        if job_facts.suspended:
-            entry["suspended"] += 1
-    for group, counter in ((owned.successful, "succeeded"), (owned.failed, "failed")):
-        for job in group:
-            name = facts(job).replicated_job
-            entry = counts.get(name) if name else None
-            if entry is not None:
-                entry[counter] += 1
+    counts = owned.counts(facts)
     existing = {s.get("name"): s for s in status_of(js).get("replicatedJobsStatus") or ()}
     result = []
-    for name, entry in counts.items():
-        item: Obj = {"name": name, **entry}
+    for name in dict.fromkeys(r.get("name", "") for r in replicated_jobs(js)):
+        values = counts.get(name, _NO_COUNTS) if name else _NO_COUNTS  # unlabelled Jobs count nowhere
+        item: Obj = {"name": name, **dict(zip(_COUNTERS, values, strict=True))}
         if restart_job and name in existing:
             for key in ("jobRestarts", "jobRestartsCountTowardsMax"):
                 if existing[name].get(key):
@@ -190,12 +240,21 @@ def construct_jobs_from_template(
     if owned.previous and policy is not None and policy.get("restartStrategy") == api.BLOCKING_RECREATE:
         return []
     existing = owned.names()
-    jobs = []
-    for job_index in range(replicas(rjob)):
-        if gen_job_name(js["metadata"]["name"], rjob.get("name", ""), job_index) in existing:
-            continue
-        jobs.append(construct_job(js, rjob, job_index, restart_job=restart_job))
-    return jobs
+    names = job_names(js["metadata"]["name"], rjob.get("name", ""), replicas(rjob))
+    if existing.issuperset(names):  # the common case, checked at C speed
+        return []
+    return [
+        construct_job(js, rjob, job_index, restart_job=restart_job)
+        for job_index, name in enumerate(names)
+        if name not in existing
+    ]
+
+
+@functools.lru_cache(maxsize=256)
+def job_names(jobset_name: str, rjob_name: str, count: int) -> tuple[str, ...]:
+    """The names of a ReplicatedJob's Jobs (:func:`gen_job_name`), index order. Memoized: every
+    reconcile checks all of them, and their strings (hash included) are the same each time."""
+    return tuple(gen_job_name(jobset_name, rjob_name, job_index) for job_index in range(count))
 
 
 def construct_job(js: Obj, rjob: Obj, job_index: int, *, restart_job: bool = False) -> Obj:

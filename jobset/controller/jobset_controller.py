@@ -28,6 +28,7 @@ from jobset.controller.child_jobs import (
     get_child_jobs,
     update_replicated_jobs_statuses,
 )
+from jobset.controller.child_jobs_cache import ChildJobsCache, owner_of
 from jobset.controller.conditions import StatusUpdate, set_restarting_condition_false
 from jobset.controller.depends_on import dependency_reached_status
 from jobset.controller.errors import ReconcileError, join_errors
@@ -83,6 +84,8 @@ class JobSetController:
         self.recorder = EventRecorder(client, clock)
         self.job_facts = JobFactsCache()
         """What each reconcile reads of a child Job, per Job version (:mod:`jobset.controller.job_facts`)."""
+        self.child_jobs = ChildJobsCache(self.job_facts)
+        """Each JobSet's classified Jobs, patched per Job (:mod:`jobset.controller.child_jobs_cache`)."""
         self.controller = Controller(clock, "jobset-controller", self.reconcile, latency=latency)
         client.watch(api.KIND, self._on_jobset)
         client.watch("Job", self._on_owned)
@@ -103,6 +106,7 @@ class JobSetController:
         crash before a restart (the process's memory, cache included, is gone)."""
         self.controller.stop()
         self.job_facts.clear()
+        self.child_jobs.clear()
         stop_client = getattr(self.client, "stop", None)
         if callable(stop_client):
             stop_client()
@@ -130,12 +134,12 @@ class JobSetController:
         """``Reconcile``: returns the requeue-after seconds (TTL only) or None; errors propagate."""
         namespace, name = key
         try:
-            # A private copy, as controller-runtime's cached Get deep-copies into the caller's struct:
-            # the reconcile fills in the status it writes back.
-            js = clone(self.client.get(api.KIND, namespace, name))
+            js = reconcile_copy(self.client.get(api.KIND, namespace, name))
         except NotFound:
+            self.child_jobs.forget(namespace, name)
             return None
         if jobset_marked_for_deletion(js):
+            self.child_jobs.forget(namespace, name)
             return None
         opts = StatusUpdate(now=self.clock.timestamp())
         requeue_after = self._reconcile(js, opts)
@@ -147,7 +151,7 @@ class JobSetController:
         if managed_by_external_controller(js) is not None:
             return None
         restart_job = self.restart_job_enabled
-        owned = get_child_jobs(js, self._list_child_jobs(js), restart_job=restart_job, facts=self.job_facts)
+        owned = self._get_child_jobs(js, restart_job=restart_job)
         statuses = calculate_replicated_job_statuses(js, owned, restart_job=restart_job, facts=self.job_facts)
         update_replicated_jobs_statuses(js, statuses, opts)
         if jobset_finished(js):
@@ -175,19 +179,28 @@ class JobSetController:
         if jobset_suspended(js):
             suspend_jobs(self.client, js, owned.active, opts)
         else:
-            resume_jobs_if_necessary(self.client, js, owned.active, statuses, opts, facts=self.job_facts)
+            resume_jobs_if_necessary(
+                self.client, js, owned.suspended_active(self.job_facts), statuses, opts, facts=self.job_facts
+            )
         # restartStrategy InPlaceRestart (alpha, gate InPlaceRestart) is not emulated: upstream only logs
         # when the gate is off, and with it on would reconcile pod restart attempts here.
         return None
 
-    def _list_child_jobs(self, js: Obj) -> list[Obj]:
-        """The owner-UID field index (``.metadata.controller``): Jobs whose *controller* reference is this
-        JobSet's UID with the JobSet apiVersion and kind. Sorted by name, as the server lists them."""
+    def _get_child_jobs(self, js: Obj, *, restart_job: bool) -> ChildJobs:
+        """``getChildJobs``: List the Jobs, keep those of the owner-UID field index
+        (``.metadata.controller``: the *controller* reference is this JobSet's UID, apiVersion and kind),
+        classify them. Sorted by name, as the server lists them.
+
+        Without the RestartJob gate the classification is the cached view of the previous List, patched
+        where Jobs changed (:mod:`jobset.controller.child_jobs_cache`); with it, derived afresh."""
         uid = js["metadata"]["uid"]
-        owner = (uid, api.KIND, api.API_VERSION)
+        listed = self.client.list("Job", js["metadata"].get("namespace", ""), owner_uid=uid)
+        if not restart_job:
+            return self.child_jobs.child_jobs(js, listed)
+        owner = owner_of(js)
         facts = self.job_facts
-        return [job for job in self.client.list("Job", js["metadata"].get("namespace", ""), owner_uid=uid)
-                if facts(job).controller == owner]
+        owned = [job for job in listed if facts(job).controller == owner]
+        return get_child_jobs(js, owned, restart_job=True, facts=facts)
 
     def _update_jobset_status(self, js: Obj, opts: StatusUpdate) -> None:
         """``updateJobSetStatus``: one status write, then the queued events in order."""
@@ -290,6 +303,21 @@ class JobSetController:
                 errors.append(f'failed to patch job "{meta["name"]}" for scaling: {err.message}')
         if errors:
             raise ReconcileError(join_errors(errors))
+
+
+def reconcile_copy(js: Obj) -> Obj:
+    """The JobSet a reconcile works on: a private copy, as controller-runtime's cached Get deep-copies
+    into the caller's struct, since the reconcile fills in the status it writes back.
+
+    Only the top level, ``metadata`` and ``status`` are copied; the ``spec`` (the bulk: every pod
+    template) is the stored snapshot's, shared read-only. Nothing in the reconcile writes to it (what it
+    builds from templates, it clones), and the test suite's snapshot guard
+    (:mod:`fakecluster.apiserver.snapshots`) would catch a write."""
+    copy = dict(js)
+    for key in ("metadata", "status"):
+        if key in copy:
+            copy[key] = clone(copy[key])
+    return copy
 
 
 def all_jobs_ready(js: Obj, statuses: list[Obj]) -> bool:

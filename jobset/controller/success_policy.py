@@ -41,8 +41,14 @@ def replicated_job_matches_success_policy(js: Obj, rjob: Obj) -> bool:
 
 
 def num_jobs_matching_success_policy(js: Obj, jobs: list[Obj]) -> int:
-    """``numJobsMatchingSuccessPolicy``."""
-    return sum(1 for job in jobs if job_matches_success_policy(js, job))
+    """``numJobsMatchingSuccessPolicy``: :func:`job_matches_success_policy` of each Job, with the
+    targets read once (there may be hundreds of Jobs)."""
+    if not jobs:
+        return 0
+    targets = _targets(js)
+    if not targets:
+        return len(jobs)
+    return sum(labels_of(job).get(api.REPLICATED_JOB_NAME_KEY, "") in targets for job in jobs)
 
 
 def num_jobs_expected_to_succeed(js: Obj) -> int:

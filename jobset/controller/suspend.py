@@ -56,7 +56,10 @@ def resume_jobs_if_necessary(
     *, facts: FactsOf = derive,
 ) -> None:
     """``resumeJobsIfNecessary``: resume suspended active Jobs in spec order, then ``Suspended=False``.
-    ``facts``: how each Job's labels and suspension are read (:mod:`jobset.controller.job_facts`)."""
+
+    Only the suspended Jobs of ``active`` are acted on, so a caller may pass just those
+    (``ChildJobs.suspended_active``). ``facts``: how each Job's labels and suspension are read
+    (:mod:`jobset.controller.job_facts`)."""
     templates = {
         rjob.get("name", ""): (rjob.get("template") or {}).get("spec", {}).get("template") or {}
         for rjob in replicated_jobs(js)
