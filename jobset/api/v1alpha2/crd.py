@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from fakecluster.api.errors import FieldError
@@ -149,28 +150,33 @@ class CelRuleError(FieldError):
         return f"{prefix}Invalid value: {self.detail}"
 
 
-def _walk(node: Any, segments: list[str], path: str) -> Iterator[tuple[str, Any]]:
-    """Yield ``(field path, value)`` for every value at ``segments`` below ``node``."""
-    if not segments:
-        yield path, node
-        return
-    if not isinstance(node, dict):
-        return
-    segment = segments[0]
-    name = segment.removesuffix("[]")
-    child = node.get(name)
-    child_path = f"{path}.{name}" if path else name
-    if segment.endswith("[]"):
-        if isinstance(child, list):
-            for index, item in enumerate(child):
-                yield from _walk(item, segments[1:], f"{child_path}[{index}]")
-    elif child is not None:
-        yield from _walk(child, segments[1:], child_path)
+@cache
+def _steps(path: str) -> tuple[tuple[str, bool], ...]:
+    """A schema path as (field name, is it a list of items) steps, parsed once per path."""
+    return tuple((segment.removesuffix("[]"), segment.endswith("[]")) for segment in path.split("."))
 
 
 def find(obj: Obj, path: str) -> Iterator[tuple[str, Any]]:
-    """Values at a schema path such as ``spec.replicatedJobs[].dependsOn``, with their field paths."""
-    return _walk(obj, path.split("."), "")
+    """Values at a schema path such as ``spec.replicatedJobs[].dependsOn``, with their field paths, in
+    document order (depth first). Walked one level at a time: every create and update of a JobSet walks
+    some fifty such paths (defaults, list types, embedded metadata), most of them to nothing."""
+    level: list[tuple[str, Any]] = [("", obj)]
+    for name, items in _steps(path):
+        below: list[tuple[str, Any]] = []
+        for at, node in level:
+            if not isinstance(node, dict):
+                continue
+            child = node.get(name)
+            child_path = f"{at}.{name}" if at else name
+            if items:
+                if isinstance(child, list):
+                    below.extend((f"{child_path}[{index}]", item) for index, item in enumerate(child))
+            elif child is not None:
+                below.append((child_path, child))
+        if not below:
+            return iter(())
+        level = below
+    return iter(level)
 
 
 def _prune_nulls(value: Any) -> Any:
