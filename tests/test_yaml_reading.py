@@ -81,3 +81,24 @@ def test_a_refused_document_reports_what_the_python_loader_reports(text: str) ->
     with pytest.raises(YamlProblem) as err:
         parse_bounded_yaml(text)
     assert ("error", err.value.message, err.value.line) == _python_only(text)
+
+
+def test_the_expanded_size_without_aliases_is_the_composed_node_count() -> None:
+    """A document without "*" skips the alias walk: the count it uses instead is the walk's own."""
+    for path in FILES[:60]:
+        text = path.read_text()
+        if "*" in text:
+            continue
+        loader = reading._BoundedLoader(text)
+        node = loader.get_single_node()
+        assert loader._nodes == reading._expanded_size(node), path
+        loader.dispose()
+
+
+def test_a_document_too_large_is_refused_with_or_without_aliases(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reading, "MAX_EXPANDED_NODES", 1000)
+    parse_bounded_yaml("[" + ",".join(["1"] * 999) + "]\n")  # 1,000 nodes with the list itself
+    with pytest.raises(YamlProblem, match="expand to more than"):
+        parse_bounded_yaml("[" + ",".join(["1"] * 1000) + "]\n")
+    with pytest.raises(YamlProblem, match="expand to more than"):
+        parse_bounded_yaml("a: &a [" + ",".join(["1"] * 99) + "]\nb: [" + ", ".join(["*a"] * 10) + "]\n")

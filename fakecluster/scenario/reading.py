@@ -108,6 +108,8 @@ class _Bounded:
     """The single-document and nesting-depth bounds, enforced while composing (mixed into a loader)."""
 
     _depth = 0
+    _nodes = 0
+    """Nodes composed so far: a document without aliases is exactly that many nodes expanded."""
 
     def get_single_node(self) -> Any:
         """``Composer.get_single_node``, raising :class:`MultipleDocuments` for a second document."""
@@ -121,6 +123,7 @@ class _Bounded:
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         self._depth += 1
+        self._nodes += 1
         try:
             if self._depth > MAX_DEPTH:
                 events: Any = self  # as above: Parser.peek_event is unannotated in the stubs
@@ -212,7 +215,9 @@ def _parse(loader: Any, text: str) -> tuple[yaml.Node | None, Any]:
         node = loader.get_single_node()
         if node is None:
             return None, None
-        if _expanded_size(node) > MAX_EXPANDED_NODES:
+        # An alias is written with a "*": without one, the document is the nodes composed (no walk).
+        expanded = loader._nodes if "*" not in text else _expanded_size(node)
+        if expanded > MAX_EXPANDED_NODES:
             raise YamlProblem(
                 f"YAML aliases expand to more than {MAX_EXPANDED_NODES:,} nodes (an alias bomb?)",
                 node.start_mark.line + 1,
