@@ -146,6 +146,27 @@ def test_ready_never_stays_unready() -> None:
     assert rec.first("p", ready) is None
 
 
+def test_status_writes_share_what_did_not_change() -> None:
+    """The kubelet's status writes edit only what changed: a sub-object that says the same as in the
+    previous version is that very object (the store copies on write, so sharing is safe), and the
+    written values are what a full rebuild would write."""
+    pod = make_pod(containers=[container("a", ["sleep", "5"]), container("b", SLEEP_FOREVER)])
+    cluster, rec = watched(PodTimings(pull=1, ready=2), pod)
+    cluster.run(100)
+    versions = [p["status"] for _w, t, p in rec.of("p") if t == "MODIFIED" and p["status"].get("podIP")]
+    before, after = next((v0, v1) for v0, v1 in itertools.pairwise(versions)
+                         if cstatus(v1, "a").get("state", {}).get("terminated"))
+    assert cstatus(after, "b") is cstatus(before, "b")  # b kept running: its status object is kept
+    assert cstatus(after, "a") is not cstatus(before, "a")
+    assert after["podIPs"] is before["podIPs"] and after["hostIPs"] is before["hostIPs"]
+    for kept in ("PodScheduled", "PodReadyToStartContainers", "Initialized"):
+        assert cond(after, kept) is cond(before, kept)
+    assert cstatus(after, "a")["state"]["terminated"]["reason"] == "Completed"
+    assert cond(after, "Ready")["message"] == "containers with unready status: [a]"
+    admitted, started = versions[:2]  # started, not ready yet: the conditions say what they said
+    assert started["phase"] == "Running" and started["conditions"] is admitted["conditions"]
+
+
 # ---------------------------------------------------------------------------------------------- probes
 def test_readiness_probe_initial_delay_decides_ready() -> None:
     probe = {"exec": {"command": ["true"]}, "initialDelaySeconds": 7, "periodSeconds": 3}

@@ -337,11 +337,10 @@ class Kubelet:
         if pod["metadata"].get("deletionTimestamp") is not None:
             self._on_deletion(worker)
             return
-        worker.start_time = self._timestamp()
-        worker.host_ip = self._host_ip(worker.node)
-        worker.pod_ip = self._next_pod_ip()
-        worker.sandbox_ready = True
-        self.network.sandbox_created(worker.uid, pod, worker.node, worker.pod_ip)
+        host_ip = self._host_ip(worker.node)
+        pod_ip = self._next_pod_ip()
+        worker.admitted(self._timestamp(), host_ip, pod_ip)
+        self.network.sandbox_created(worker.uid, pod, worker.node, pod_ip)
         timings = worker.timings
         program = timings.program
         by_program = (next((c for c in worker.containers if runs_program(worker, c)), None)

@@ -16,7 +16,7 @@ import hashlib
 from collections import deque
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from operator import itemgetter
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from fakecluster.api.objects import Obj
@@ -39,12 +39,32 @@ def image_id(image: str) -> str:
     return f"{repo}@sha256:{hashlib.sha256(image.encode()).hexdigest()}"
 
 
+_NEVER_TERMINATED: Obj = {}
+"""The ``lastState`` of a container that never terminated: one object for all of them (nobody changes a
+stored object, see :meth:`ContainerRun.status`)."""
+
+
+@lru_cache(maxsize=256)
+def _running(started_at: str | None) -> Obj:
+    """A ``running`` container state; cached, so the containers that started in the same second share it."""
+    return {"running": {"startedAt": started_at}}
+
+
+@lru_cache(maxsize=256)
+def _waiting(reason: str, message: str | None) -> Obj:
+    """A ``waiting`` container state; cached, as :func:`_running` (``ContainerCreating``: every pod's)."""
+    waiting: Obj = {"reason": reason}
+    if message:
+        waiting["message"] = message
+    return {"waiting": waiting}
+
+
 class ContainerRun:
     """Runtime state of one container of a pod (what the CRI runtime would report for it)."""
 
-    __slots__ = ("backoff", "backoff_updated", "container_id", "ever_ran", "image", "last_terminated", "name",
-                 "ready", "restart_count", "role", "run_id", "spec", "started", "started_at", "state",
-                 "terminated", "timers", "waiting_message", "waiting_reason")
+    __slots__ = ("backoff", "backoff_updated", "built", "container_id", "ever_ran", "image",
+                 "last_terminated", "name", "ready", "restart_count", "role", "run_id", "spec", "started",
+                 "started_at", "state", "terminated", "timers", "waiting_message", "waiting_reason")
 
     def __init__(self, spec: Obj, role: str, waiting_reason: str) -> None:
         self.spec = spec
@@ -68,6 +88,8 @@ class ContainerRun:
         """Current crash-loop back-off entry (``flowcontrol.Backoff``); 0: none yet."""
         self.backoff_updated = 0.0
         self.timers: list[Timer] = []
+        self.built: tuple[tuple[Any, ...], Obj] | None = None
+        """The last :meth:`status` and the :meth:`_status_inputs` it was built from."""
 
     def cancel_timers(self) -> None:
         for timer in self.timers:
@@ -78,17 +100,36 @@ class ContainerRun:
     def exit_code(self) -> int | None:
         return None if self.terminated is None else self.terminated["exitCode"]
 
+    def _status_inputs(self) -> tuple[Any, ...]:
+        """Every field :meth:`_build_status` reads that can change (``name`` and ``image`` never do)."""
+        return (self.state, self.waiting_reason, self.waiting_message, self.started_at, self.terminated,
+                self.last_terminated, self.ready, self.started, self.restart_count, self.ever_ran,
+                self.container_id)
+
     def status(self) -> Obj:
-        """``v1.ContainerStatus`` for this container."""
+        """``v1.ContainerStatus`` for this container: the last one built while its inputs are unchanged.
+
+        Sharing it between pod status versions is safe: the store never mutates a stored object, and
+        neither does anyone holding one (the API server's snapshot guard checks that in tests). A container
+        whose state did not change then keeps the very object the stored status holds, so the next status
+        compares equal by identity, in C, and a pod with several containers rebuilds only the one that
+        changed (``convertToAPIContainerStatuses`` in ``pkg/kubelet/kubelet_pods.go`` rebuilds all of them:
+        the result is equal)."""
+        inputs = self._status_inputs()
+        built = self.built
+        if built is not None and built[0] == inputs:
+            return built[1]
+        status = self._build_status()
+        self.built = (inputs, status)
+        return status
+
+    def _build_status(self) -> Obj:
         if self.state == RUNNING:
-            state: Obj = {"running": {"startedAt": self.started_at}}
+            state = _running(self.started_at)
         elif self.state == TERMINATED:
             state = {"terminated": self.terminated}
         else:
-            waiting: Obj = {"reason": self.waiting_reason}
-            if self.waiting_message:
-                waiting["message"] = self.waiting_message
-            state = {"waiting": waiting}
+            state = _waiting(self.waiting_reason, self.waiting_message)
         out: Obj = {
             "name": self.name,
             "image": self.image,
@@ -97,7 +138,8 @@ class ContainerRun:
             "started": self.started,
             "restartCount": self.restart_count,
             "state": state,
-            "lastState": {"terminated": self.last_terminated} if self.last_terminated is not None else {},
+            "lastState": (_NEVER_TERMINATED if self.last_terminated is None
+                          else {"terminated": self.last_terminated}),
         }
         if self.container_id:
             out["containerID"] = self.container_id
@@ -108,11 +150,12 @@ class PodWorker:
     """The kubelet's per-pod state machine data. Behaviour lives in
     :class:`fakecluster.kubelet.kubelet.Kubelet`."""
 
-    __slots__ = ("active_deadline", "conditions_built", "containers", "delete_after_sync", "done",
-                 "failed_reason", "grace_period", "host_ip", "immediate",
+    __slots__ = ("active_deadline", "conditions_built", "containers", "containers_by_name",
+                 "delete_after_sync", "done", "failed_reason", "grace_period", "host_ip", "immediate",
                  "init_containers", "init_index", "jitters", "kill_at", "kill_code", "name", "namespace",
-                 "node", "pod_ip", "readiness_gates", "regular_started", "restart_policy", "sandbox_ready",
-                 "start_time", "stop_requested_at", "terminal", "terminating", "timers", "timings", "uid")
+                 "node", "placement", "pod_ip", "readiness_gates", "regular_started", "restart_policy",
+                 "sandbox_ready", "start_time", "stop_requested_at", "terminal", "terminating", "timers",
+                 "timings", "uid")
 
     def __init__(self, pod: Obj, timings: PodTimings, jitters: Jitters) -> None:
         meta = pod["metadata"]
@@ -141,11 +184,16 @@ class PodWorker:
             for c in init_specs
         ]
         self.containers = [ContainerRun(c, REGULAR, default_reason) for c in spec.get("containers") or ()]
+        self.containers_by_name = sorted(self.containers, key=attrgetter("name"))
+        """The regular containers in the order of their statuses: ``convertToAPIContainerStatuses`` sorts
+        them by name (``SortedContainerStatuses``); a stable sort, so equal names keep spec order."""
         self.init_index = 0
         self.regular_started = False
         self.host_ip: str | None = None
         self.pod_ip: str | None = None
         self.start_time: str | None = None
+        self.placement: Obj = {}
+        """``hostIP(s)``, ``podIP(s)`` and ``startTime`` as the status says them (see :meth:`admitted`)."""
         self.sandbox_ready = False
         self.terminating = False
         """``deletionTimestamp`` seen: the pod is being killed."""
@@ -163,6 +211,17 @@ class PodWorker:
         self.immediate: deque[tuple[Callable[..., None], tuple[Any, ...]]] = deque()
         """Zero-delay steps, run in order before the next status write (one write per instant)."""
         self.conditions_built: BuiltConditions | None = None
+
+    def admitted(self, start_time: str, host_ip: str, pod_ip: str) -> None:
+        """The pod sandbox is up: the pod started at ``start_time`` on the node ``host_ip`` with ``pod_ip``.
+
+        What the status says about that never changes again, so its fields are built once, here, and
+        every status build shares them (the store never mutates a stored object): a status that did not
+        change them holds the very lists the stored one holds, and compares equal by identity."""
+        self.start_time, self.host_ip, self.pod_ip = start_time, host_ip, pod_ip
+        self.sandbox_ready = True
+        self.placement = {"hostIP": host_ip, "hostIPs": [{"ip": host_ip}], "podIP": pod_ip,
+                          "podIPs": [{"ip": pod_ip}], "startTime": start_time}
 
     def all_containers(self) -> list[ContainerRun]:
         return [*self.init_containers, *self.containers]
@@ -264,60 +323,76 @@ _TERMINAL_READINESS = {
 }
 
 
-def _condition(cond_type: str, status: bool, reason: str | None = None, message: str | None = None) -> Obj:
-    out: Obj = {"type": cond_type, "status": "True" if status else "False", "lastProbeTime": None}
-    if reason:
-        out["reason"] = reason
-    if message:
-        out["message"] = message
+@lru_cache(maxsize=1024)
+def _condition(spec: ConditionSpec, transition: str | None) -> Obj:
+    """The ``v1.PodCondition`` ``spec`` builds, last transitioned at ``transition``. Cached, so the pods
+    whose condition changed in the same second (a Job's pods turning ready together) share one object:
+    sound because nobody changes a stored object (see :meth:`ContainerRun.status`)."""
+    out: Obj = {"type": spec.type, "status": "True" if spec.status else "False", "lastProbeTime": None}
+    if spec.reason:
+        out["reason"] = spec.reason
+    if spec.message:
+        out["message"] = spec.message
+    out["lastTransitionTime"] = transition
     return out
 
 
-def _names(containers: list[ContainerRun]) -> str:
+def _names(names: tuple[str, ...]) -> str:
     """Go's ``%s`` of a ``[]string``: ``[a b]``."""
-    return "[" + " ".join(c.name for c in containers) + "]"
+    return "[" + " ".join(names) + "]"
 
 
-def kubelet_condition_specs(worker: PodWorker, phase: str, api_conditions: list[Obj]) -> list[ConditionSpec]:
+Specs = tuple[ConditionSpec, ConditionSpec, ConditionSpec, ConditionSpec]
+"""The kubelet-owned conditions' specs, in :data:`KUBELET_CONDITIONS` order."""
+
+
+def kubelet_condition_specs(worker: PodWorker, phase: str, api_conditions: list[Obj]) -> Specs:
     """PodReadyToStartContainers, Initialized, Ready, ContainersReady (``pkg/kubelet/status/generate.go``)
     as :class:`ConditionSpec` s, in :data:`KUBELET_CONDITIONS` order."""
     sandbox = (_SANDBOX_READY if worker.sandbox_ready and phase not in TERMINAL_PHASES
                else _SANDBOX_NOT_READY)
-    any_regular_ran = any(c.ever_ran for c in worker.containers)
-    initialized: ConditionSpec
-    if phase == "Succeeded":
-        initialized = _INITIALIZED_COMPLETED
-    else:
-        incomplete = [c for c in worker.init_containers if not _init_complete(c)]
-        initialized = (_not_initialized(f"containers with incomplete status: {_names(incomplete)}")
-                       if incomplete and not any_regular_ran else _INITIALIZED)
-    ready: ConditionSpec
-    containers_ready: ConditionSpec
+    initialized = _INITIALIZED_COMPLETED if phase == "Succeeded" else _initialized(worker)
     if phase in TERMINAL_PHASES:
         ready, containers_ready = _TERMINAL_READINESS["PodCompleted" if phase == "Succeeded" else "PodFailed"]
-        return [sandbox, initialized, ready, containers_ready]
-    unready = [c for c in worker.init_containers if c.role == SIDECAR and not c.ready]
-    unready += [c for c in worker.containers if not c.ready]
+        return sandbox, initialized, ready, containers_ready
+    unready = [c.name for c in worker.containers if not c.ready]
+    if worker.init_containers:
+        unready[:0] = [c.name for c in worker.init_containers if c.role == SIDECAR and not c.ready]
     if unready:
-        containers_ready, ready = _not_ready(f"containers with unready status: {_names(unready)}")
-    else:
-        containers_ready = _CONTAINERS_READY
-        ready = _READY
-        gate_messages = _readiness_gate_messages(worker.readiness_gates, api_conditions)
-        if gate_messages:
-            ready = ConditionSpec("Ready", False, "ReadinessGatesNotReady", ", ".join(gate_messages))
-    return [sandbox, initialized, ready, containers_ready]
+        containers_ready, ready = _not_ready(tuple(unready))
+        return sandbox, initialized, ready, containers_ready
+    if not worker.readiness_gates:
+        return sandbox, initialized, _READY, _CONTAINERS_READY
+    gate_messages = _readiness_gate_messages(worker.readiness_gates, api_conditions)
+    ready = ConditionSpec("Ready", False, "ReadinessGatesNotReady", ", ".join(gate_messages)) \
+        if gate_messages else _READY
+    return sandbox, initialized, ready, _CONTAINERS_READY
+
+
+def _initialized(worker: PodWorker) -> ConditionSpec:
+    """``Initialized`` of a pod not ``Succeeded``: false while an init container is incomplete and no
+    regular container has run yet (``generate.go`` ``GeneratePodInitializedCondition``)."""
+    if not worker.init_containers:
+        return _INITIALIZED
+    incomplete = [c.name for c in worker.init_containers if not _init_complete(c)]
+    if incomplete and not any(c.ever_ran for c in worker.containers):
+        return _not_initialized(tuple(incomplete))
+    return _INITIALIZED
 
 
 @lru_cache(maxsize=256)
-def _not_initialized(message: str) -> ConditionSpec:
-    """``Initialized=False``; cached by message, as the pods of one template say the same thing."""
-    return ConditionSpec("Initialized", False, "ContainersNotInitialized", message)
+def _not_initialized(names: tuple[str, ...]) -> ConditionSpec:
+    """``Initialized=False`` for the incomplete containers ``names``; cached, as the pods of one template
+    say the same thing."""
+    return ConditionSpec("Initialized", False, "ContainersNotInitialized",
+                         f"containers with incomplete status: {_names(names)}")
 
 
 @lru_cache(maxsize=256)
-def _not_ready(message: str) -> tuple[ConditionSpec, ConditionSpec]:
-    """``ContainersReady=False`` and ``Ready=False`` for ``message``; cached, as :func:`_not_initialized`."""
+def _not_ready(names: tuple[str, ...]) -> tuple[ConditionSpec, ConditionSpec]:
+    """``ContainersReady=False`` and ``Ready=False`` for the unready containers ``names``; cached, as
+    :func:`_not_initialized`."""
+    message = f"containers with unready status: {_names(names)}"
     return (ConditionSpec("ContainersReady", False, "ContainersNotReady", message),
             ConditionSpec("Ready", False, "ContainersNotReady", message))
 
@@ -340,75 +415,76 @@ def _readiness_gate_messages(gates: list[str], conditions: list[Obj]) -> list[st
 
 
 def build_status(worker: PodWorker, pod: Obj, stamp: str) -> Obj:
-    """A new ``PodStatus`` for ``pod`` from the worker's state; ``pod`` itself is left untouched."""
+    """A new ``PodStatus`` for ``pod`` from the worker's state; ``pod`` itself is left untouched.
+
+    ``generateAPIPodStatus`` (``pkg/kubelet/kubelet_pods.go``) builds every field afresh; here every
+    sub-object that would come out equal to the stored one *is* the stored one (conditions, the IP
+    lists, each container's status, the status lists), so only what changed is new: the status manager
+    (``pkg/kubelet/status/status_manager.go``) compares the result with what it wrote last, and that
+    comparison, ours and the API server's, then costs almost nothing for the unchanged parts. Nothing
+    shared is ever mutated afterwards: the store copies on write."""
     old: Obj = pod.get("status") or {}
     status = dict(old)
-    phase = worker.phase()
-    if old.get("phase") in TERMINAL_PHASES:
-        phase = old["phase"]  # "pods are not allowed to transition out of terminal phases"
+    old_phase = old.get("phase")
+    # "pods are not allowed to transition out of terminal phases"
+    phase = old_phase if old_phase in TERMINAL_PHASES else worker.phase()
     status["phase"] = phase
-    old_conditions: list[Obj] = old.get("conditions") or []
-    previous_conditions, others, previous_specs = _split_conditions(worker, old_conditions)
-    specs = kubelet_condition_specs(worker, phase, old_conditions)
-    owned: list[Obj] = []
-    kept = 0
-    for spec, previous, previous_spec in zip(specs, previous_conditions, previous_specs, strict=True):
-        if spec == previous_spec and previous is not None:
-            # The stored condition is what this very spec built last time: the fresh one would equal
-            # it, transition time included, and the stored one would be kept.
-            owned.append(previous)
-            kept += 1
-            continue
-        fresh = _condition(*spec)
-        if previous is not None and previous.get("status") == fresh["status"]:
-            fresh["lastTransitionTime"] = previous.get("lastTransitionTime")
-        else:
-            fresh["lastTransitionTime"] = stamp
-        owned.append(previous if previous is not None and fresh == previous else fresh)
-    # Every condition kept: the stored list (the last build's, see _split_conditions) says it all.
-    conditions = old_conditions if kept == len(owned) else [*owned, *others]
-    # tuple.__new__ skips the generated __new__ (a Python call): this runs for every status build.
-    worker.conditions_built = tuple.__new__(BuiltConditions, (conditions, owned, others, specs))
-    status["conditions"] = conditions
-    if worker.host_ip is not None:
-        status["hostIP"] = worker.host_ip
-        status["hostIPs"] = _ip_list(old.get("hostIPs"), worker.host_ip)
-    if worker.pod_ip is not None:
-        status["podIP"] = worker.pod_ip
-        status["podIPs"] = _ip_list(old.get("podIPs"), worker.pod_ip)
-    if worker.start_time is not None:
-        status["startTime"] = worker.start_time
+    status["conditions"] = _conditions(worker, phase, old.get("conditions") or [], stamp)
+    status.update(worker.placement)
     if worker.failed_reason is not None:
         status["reason"], status["message"] = worker.failed_reason
     if worker.init_containers:
-        status["initContainerStatuses"] = [c.status() for c in worker.init_containers]
-    # convertToAPIContainerStatuses sorts regular container statuses by name (SortedContainerStatuses).
-    statuses = [c.status() for c in worker.containers]
-    if len(statuses) > 1:
-        statuses.sort(key=itemgetter("name"))
-    status["containerStatuses"] = statuses
+        status["initContainerStatuses"] = _container_statuses(worker.init_containers,
+                                                              old.get("initContainerStatuses"))
+    status["containerStatuses"] = _container_statuses(worker.containers_by_name, old.get("containerStatuses"))
     return status
 
 
-def _ip_list(previous: list[Obj] | None, ip: str) -> list[Obj]:
-    """``[{"ip": ip}]``: the stored list if it says exactly that (so an unchanged status compares as
-    identical, and nothing is rebuilt), else a new one."""
-    if type(previous) is list and len(previous) == 1 and previous[0] == {"ip": ip}:
-        return previous
-    return [{"ip": ip}]
+def _conditions(worker: PodWorker, phase: str, old_conditions: list[Obj], stamp: str) -> list[Obj]:
+    """``status.conditions``: the kubelet-owned ones (``lastTransitionTime`` kept while the status is
+    unchanged, as ``updateLastTransitionTime`` in ``status_manager.go`` does), then the others' ones, in
+    their order; ``old_conditions`` itself if that is what it says."""
+    built = worker.conditions_built
+    if built is not None and built[0] is old_conditions:
+        # The very list the last build made (nobody replaced it since: the usual case): its split.
+        _, previous_conditions, others, previous_specs = built
+    else:
+        previous_conditions, others, previous_specs = _split_conditions(old_conditions)
+    specs = kubelet_condition_specs(worker, phase, old_conditions)
+    if specs == previous_specs:
+        # The stored conditions are what these very specs built last time (so none is None): the
+        # fresh ones would equal them, transition times included, and the stored ones are kept.
+        return old_conditions
+    owned: list[Obj] = []
+    for spec, previous, previous_spec in zip(specs, previous_conditions, previous_specs, strict=True):
+        if previous is None:
+            owned.append(_condition(spec, stamp))
+        elif spec == previous_spec:
+            owned.append(previous)  # as above, for this condition alone
+        else:
+            transition = previous.get("lastTransitionTime") if previous.get("status") == (
+                "True" if spec.status else "False") else stamp
+            fresh = _condition(spec, transition)
+            owned.append(previous if fresh == previous else fresh)
+    conditions = [*owned, *others]
+    # tuple.__new__ skips the generated __new__ (a Python call).
+    worker.conditions_built = tuple.__new__(BuiltConditions, (conditions, owned, others, specs))
+    return conditions
 
 
-def _split_conditions(worker: PodWorker, conditions: list[Obj]) -> tuple[
-        Sequence[Obj | None], list[Obj], Sequence[ConditionSpec | None]]:
+def _container_statuses(runs: list[ContainerRun], previous: list[Obj] | None) -> list[Obj]:
+    """The statuses of ``runs``, in order; ``previous`` (the stored list) if it says exactly that. With
+    every container unchanged, each status is the very object ``previous`` holds (:meth:`ContainerRun.
+    status`), so the comparison is one identity check per container."""
+    statuses = [c.status() for c in runs]
+    return previous if type(previous) is list and statuses == previous else statuses
+
+
+def _split_conditions(conditions: list[Obj]) -> tuple[
+        list[Obj | None], list[Obj], Sequence[ConditionSpec | None]]:
     """The conditions of each kubelet-owned type (in :data:`KUBELET_CONDITIONS` order; the last one of
     a type, or None), the ones of other types, in order, and the specs the kubelet-owned ones were built
-    from (None: unknown). If ``conditions`` is the very list the last build made (nobody replaced it
-    since: the usual case), that build's split is reused."""
-    built = worker.conditions_built
-    if built is not None:
-        built_conditions, owned, others, specs = built  # unpacked: cheaper than attribute reads
-        if built_conditions is conditions:
-            return owned, others, specs
+    from: unknown (None), as ``conditions`` is not the list the last build made."""
     by_type = {c.get("type"): c for c in conditions}
     return ([by_type.get(t) for t in KUBELET_CONDITIONS],
             [c for c in conditions if c.get("type") not in KUBELET_CONDITIONS], _NO_SPECS)
