@@ -331,6 +331,7 @@ def _run(args: argparse.Namespace) -> int:
             )
             progress.done()
             sinks.add(result, lifecycle)
+            result.scenario = None  # the page is written; kept for the summary, ~35 KB each would add up
             results.append((name, result))
             _print_result(progress, result, args)
             if args.exitfirst and not result.passed:

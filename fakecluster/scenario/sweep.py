@@ -220,6 +220,8 @@ def run_sweep(
     if not first.digest:
         return first  # bad input (or an internal error) found before anything ran: say it once, not per seed
     runs = [first, *(play_seed(scenario, path, plugin, seed) for seed in seeds[1:])]
+    for run in runs:
+        run.scenario = None  # each seed's copy of the scenario: the folded outcome below carries one
     distributions = [
         judge_distribution(i, exp.distribution, {r.seed: r.measures.get(i) for r in runs})
         for i, exp in enumerate(scenario.expect)
