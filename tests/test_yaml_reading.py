@@ -102,3 +102,60 @@ def test_a_document_too_large_is_refused_with_or_without_aliases(monkeypatch: py
         parse_bounded_yaml("[" + ",".join(["1"] * 1000) + "]\n")
     with pytest.raises(YamlProblem, match="expand to more than"):
         parse_bounded_yaml("a: &a [" + ",".join(["1"] * 99) + "]\nb: [" + ", ".join(["*a"] * 10) + "]\n")
+
+
+def _by_full_parse(text: str) -> str | None:
+    from fakecluster.scenario.discovery import manifest_kind
+
+    try:
+        return manifest_kind(parse_bounded_yaml(text)[1])
+    except YamlProblem:
+        return None
+
+
+MANIFEST_CASES = [
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n",
+    "apiVersion: v1\nkind: 12\n",  # kind not a string
+    "apiVersion: v1\nkind: 'yes'\n",
+    "apiVersion: v1\nkind: yes\n",  # a YAML 1.1 boolean
+    "apiVersion: v1\nkind: ~\n",
+    "apiVersion: v1\nkind: [Pod]\n",
+    "apiVersion: [v1]\nkind: Pod\n",
+    "kind: Pod\n",
+    "'apiVersion': v1\n\"kind\": Pod\n",
+    "{apiVersion: v1, kind: Pod}\n",
+    "apiVersion: v1\nkind: Pod\nkind: [x]\n",  # the last of two keys wins
+    "apiVersion: v1\nkind: Job\n---\nkind: Pod\n",  # two documents: refused
+    "- apiVersion: v1\n  kind: Pod\n",
+    "just a string\n",
+    "",
+    "apiVersion: v1\nkind: !!str 5\n",  # a tag: decided by the full parse
+    "base: &b {apiVersion: v1, kind: Pod}\n<<: *b\n",  # a merge key and an alias
+    "? [complex]\n: key\napiVersion: v1\nkind: Pod\n",
+    "apiVersion: v1\nkind: Pod\nspec: " + "[" * 120 + "]" * 120 + "\n",  # past the nesting bound
+    "apiVersion: v1\nkind: Pod\nbroken: [\n",
+    "apiVersion: v1\nkind: Pod\nbell: \x07\n",
+]
+
+
+@pytest.mark.parametrize("text", MANIFEST_CASES)
+def test_a_manifest_is_recognised_from_events_as_the_full_parse_recognises_it(text: str) -> None:
+    fast = reading.manifest_kind_of(text)
+    assert (_by_full_parse(text) if fast is reading.UNDECIDED else fast) == _by_full_parse(text)
+
+
+def test_the_events_decide_for_every_library_file_as_the_full_parse() -> None:
+    undecided = 0
+    for path in FILES:
+        text = path.read_text()
+        fast = reading.manifest_kind_of(text)
+        undecided += fast is reading.UNDECIDED
+        if fast is not reading.UNDECIDED:
+            assert fast == _by_full_parse(text), path
+    assert undecided < len(FILES) // 10  # the events decide nearly every real file
+
+
+def test_plain_manifests_and_scenarios_are_decided_from_events_alone() -> None:
+    assert reading.manifest_kind_of("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n") == "Pod"
+    assert reading.manifest_kind_of("name: s\npods: []\njobset: {apiVersion: v1, kind: JobSet}\n") is None
+    assert reading.manifest_kind_of("a: *x\n") is reading.UNDECIDED

@@ -12,7 +12,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from fakecluster.scenario.reading import UnreadableFile, YamlProblem, parse_bounded_yaml, read_bounded_text
+from fakecluster.scenario.reading import (
+    UNDECIDED,
+    UnreadableFile,
+    YamlProblem,
+    manifest_kind_of,
+    parse_bounded_yaml,
+    read_bounded_text,
+)
 
 __all__ = ["SCENARIO_SUFFIXES", "discover", "is_manifest", "manifest_kind", "peek"]
 
@@ -38,7 +45,19 @@ def manifest_kind(data: Any) -> str | None:
 
 
 def is_manifest(path: Path) -> bool:
-    return manifest_kind(peek(path)) is not None
+    """``manifest_kind(peek(path)) is not None``, decided from the parser's events when they suffice
+    (:func:`~fakecluster.scenario.reading.manifest_kind_of`): discovery asks it of every file."""
+    try:
+        text = read_bounded_text(path)
+    except UnreadableFile:
+        return False
+    kind = manifest_kind_of(text)
+    if kind is not UNDECIDED:
+        return kind is not None
+    try:
+        return manifest_kind(parse_bounded_yaml(text)[1]) is not None
+    except YamlProblem:
+        return False
 
 
 def discover(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:

@@ -25,8 +25,10 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_EXPANDED_NODES",
     "MAX_FILE_BYTES",
+    "UNDECIDED",
     "UnreadableFile",
     "YamlProblem",
+    "manifest_kind_of",
     "parse_bounded_yaml",
     "read_bounded_text",
 ]  # fmt: skip
@@ -237,6 +239,78 @@ def _parse(loader: Any, text: str) -> tuple[yaml.Node | None, Any]:
         raise YamlProblem(f"a value cannot be read ({reason})") from None
     finally:
         loader.dispose()
+
+
+UNDECIDED = object()
+_STR_TAG = "tag:yaml.org,2002:str"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def manifest_kind_of(text: str) -> str | object | None:
+    """What :func:`parse_bounded_yaml` plus a look at the top level would say -- the ``kind`` of a
+    document whose top level is a mapping with ``apiVersion`` and a string ``kind``, else None -- read
+    from libyaml's events alone, without composing or constructing anything (discovery asks it of every
+    YAML file under a folder). :data:`UNDECIDED` (the caller parses the document) for anything that
+    needs more than the events to be sure: no libyaml, an unprintable character, a parse error, an
+    alias, a tag, a merge key, a complex key at the top level, nesting near the bound. With a second
+    document, or more nodes than the bound, it is None, as the full parse would be refused."""
+    if _CParser is None or _NON_PRINTABLE.search(text):
+        return UNDECIDED
+    parser = _CParser(text)
+    try:
+        return _top_level_kind(parser)
+    except (yaml.YAMLError, ValueError):
+        return UNDECIDED
+    finally:
+        parser.dispose()
+
+
+def _top_level_kind(parser: Any) -> str | object | None:
+    resolver: Any = yaml.resolver.Resolver()  # its methods are unannotated in the stubs
+    parser.get_event()  # StreamStart
+    if parser.check_event(yaml.StreamEndEvent):
+        return None  # an empty stream: no document
+    parser.get_event()  # DocumentStart
+    top_is_mapping = parser.check_event(yaml.MappingStartEvent)
+    depth = nodes = 0
+    key_next = True
+    key: str | None = None
+    found: dict[str, object] = {}
+    while True:
+        event = parser.get_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "tag", None) is not None:
+            return UNDECIDED
+        if isinstance(event, yaml.NodeEvent):
+            nodes += 1  # without aliases, the nodes the full parse would compose and count
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth >= MAX_DEPTH:
+                return UNDECIDED  # near the bound, which counts scalars as a level too: let it decide
+            if depth == 2 and top_is_mapping:
+                if key_next:
+                    return UNDECIDED  # a complex key
+                if key is not None:
+                    found[key] = None  # present, but not a string
+                key_next = True
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+        elif isinstance(event, yaml.ScalarEvent) and depth == 1 and top_is_mapping:
+            tag = resolver.resolve(yaml.ScalarNode, event.value, event.implicit)
+            if key_next:
+                if tag == _MERGE_TAG:
+                    return UNDECIDED
+                key = event.value if tag == _STR_TAG else None
+                key_next = False
+            else:
+                if key is not None:
+                    found[key] = event.value if tag == _STR_TAG else None
+                key_next = True
+        elif isinstance(event, yaml.DocumentEndEvent):
+            break
+    if not parser.check_event(yaml.StreamEndEvent) or nodes > MAX_EXPANDED_NODES:
+        return None  # a second document, or too large: refused by the full parse
+    kind = found.get("kind")
+    return kind if top_is_mapping and "apiVersion" in found and isinstance(kind, str) else None
 
 
 def _reader_problem(exc: yaml.reader.ReaderError, text: str) -> YamlProblem:
