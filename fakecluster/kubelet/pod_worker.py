@@ -13,7 +13,6 @@ through untouched, and an unchanged condition keeps its ``lastTransitionTime``.
 from __future__ import annotations
 
 import hashlib
-from collections import deque
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from operator import attrgetter
@@ -57,6 +56,17 @@ def _waiting(reason: str, message: str | None) -> Obj:
     if message:
         waiting["message"] = message
     return {"waiting": waiting}
+
+
+@lru_cache(maxsize=1024)
+def _host_ips(host_ip: str) -> list[Obj]:
+    """``status.hostIPs`` of the pods on the node ``host_ip``: one list for all of them, as nobody changes
+    a stored object (see :meth:`ContainerRun.status`); some 250 bytes per pod otherwise."""
+    return [{"ip": host_ip}]
+
+
+_NO_PLACEMENT: Obj = {}
+"""A retired worker's :attr:`PodWorker.placement`: one empty dict for all of them (never changed)."""
 
 
 class ContainerRun:
@@ -208,8 +218,10 @@ class PodWorker:
         """When the containers will have stopped (own exit after SIGTERM, or SIGKILL at the deadline)."""
         self.kill_code = 137
         self.timers: list[Timer] = []
-        self.immediate: deque[tuple[Callable[..., None], tuple[Any, ...]]] = deque()
-        """Zero-delay steps, run in order before the next status write (one write per instant)."""
+        self.immediate: list[tuple[Callable[..., None], tuple[Any, ...]]] = []
+        """Zero-delay steps, run in order before the next status write (one write per instant). A list,
+        not a deque: it rarely holds more than a step or two, and an empty deque costs some 700 bytes
+        (its first block) against a list's 56, for every pod the kubelet knows."""
         self.conditions_built: BuiltConditions | None = None
 
     def admitted(self, start_time: str, host_ip: str, pod_ip: str) -> None:
@@ -220,8 +232,19 @@ class PodWorker:
         change them holds the very lists the stored one holds, and compares equal by identity."""
         self.start_time, self.host_ip, self.pod_ip = start_time, host_ip, pod_ip
         self.sandbox_ready = True
-        self.placement = {"hostIP": host_ip, "hostIPs": [{"ip": host_ip}], "podIP": pod_ip,
+        self.placement = {"hostIP": host_ip, "hostIPs": _host_ips(host_ip), "podIP": pod_ip,
                           "podIPs": [{"ip": pod_ip}], "startTime": start_time}
+
+    def retire(self) -> None:
+        """Drop what only the next status build reads, once :attr:`done` (which is never undone) and the
+        last status written: the kubelet never builds this pod's status again (a step for a done worker
+        is not run), and a node's finished pods stay known to it until deleted, some 500 bytes each."""
+        self.conditions_built = None
+        self.placement = _NO_PLACEMENT
+        for container in self.init_containers:
+            container.built = None
+        for container in self.containers:
+            container.built = None
 
     def all_containers(self) -> list[ContainerRun]:
         return [*self.init_containers, *self.containers]

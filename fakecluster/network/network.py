@@ -41,7 +41,23 @@ ConnectionObserver = Callable[[Connection], None]
 NetListener = Callable[[str, Obj, str, str], None]
 """``(kind, pod, event, detail)``: ``kind`` is ``Pod`` for the milestones (``Listening``, ``Connected``,
 ``Working``, ``GaveUp``, ``Resolvable``) and ``Connect`` for each step of a connect attempt
-(``resolved``, ``NXDOMAIN``, ``refused``, ``SYN lost``, ``timed out``, ``connected``, ``closed``)."""
+(``resolved``, ``NXDOMAIN``, ``refused``, ``SYN lost``, ``timed out``, ``connected``, ``closed``).
+``pod`` is the pod's kind and identifying metadata (name, namespace, uid, labels, owner references;
+see :func:`_identity`), not a whole version of it."""
+
+
+_IDENTITY_KEYS = ("name", "namespace", "uid", "labels", "ownerReferences")
+"""Five, so the metadata dict is the smallest there is (184 bytes; a sixth key takes it to 272)."""
+
+
+def _identity(pod: Obj) -> Obj:
+    """What :class:`PodNet` keeps of the pod it was admitted as: kind and identifying metadata (what the
+    listeners read: the trace recorder places a pod by its name, labels and owner), sharing the stored
+    objects' parts. Keeping the admitted version whole would keep its metadata, status and conditions
+    alive for the rest of the run (some 700 bytes a pod), long after newer versions replaced it."""
+    meta = pod["metadata"]
+    return {"apiVersion": pod.get("apiVersion"), "kind": pod.get("kind"),
+            "metadata": {key: meta[key] for key in _IDENTITY_KEYS if key in meta}}
 
 
 class ContainerRuntime(Protocol):
@@ -108,7 +124,7 @@ class Network:
         namespace = meta.get("namespace", "")
         hostname, subdomain = spec.get("hostname"), spec.get("subdomain")
         fqdn = pod_fqdn(hostname, subdomain, namespace) if hostname and subdomain else None
-        net = PodNet(uid, namespace, meta["name"], node, ip, pod, fqdn, self.clock.now)
+        net = PodNet(uid, namespace, meta["name"], node, ip, _identity(pod), fqdn, self.clock.now)
         self._by_ip[ip] = net
         self._by_uid[uid] = net
 

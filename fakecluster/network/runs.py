@@ -47,6 +47,7 @@ class PodNet:
     node: str
     ip: str
     pod: Obj
+    """The pod's kind and identifying metadata (``network._identity``), for the listeners."""
     fqdn: str | None
     sandbox_at: float
     stopped: bool = False
