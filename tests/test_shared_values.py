@@ -49,10 +49,30 @@ def test_pods_on_one_node_share_host_ips_and_a_same_second_pod_scheduled() -> No
 
 
 def test_the_network_keeps_only_a_pods_identity() -> None:
-    """The network's record of a sandboxed pod shares the stored metadata values and keeps no status:
-    a whole admitted version would stay alive for the rest of the run."""
+    """The network's record of a sandboxed pod shares the stored metadata values and keeps no version
+    of the pod: a whole admitted version would stay alive for the rest of the run."""
     cluster, a, _ = _run_two_pods()
-    kept = cluster.network._by_uid[a["metadata"]["uid"]].pod
+    kept = cluster.network._by_uid[a["metadata"]["uid"]].identity()
     assert set(kept) == {"apiVersion", "kind", "metadata"}
     assert kept["metadata"]["labels"] is a["metadata"]["labels"]
     assert kept["metadata"]["name"] == "a" and kept["metadata"]["uid"] == a["metadata"]["uid"]
+
+
+def test_a_jobs_pods_share_their_container_list() -> None:
+    """Defaulting keeps a container list whose containers have every default already (the Job's
+    template was defaulted when the Job was created), so the pods do not get one list each."""
+    cluster = Cluster(seed=0, config=ClusterConfig(nodes=[NodePool("node")],
+                                                   behaviour=lambda _pod: PodTimings(pull=1)))
+    client = cluster.client()
+    client.create({
+        "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "default"},
+        "spec": {"parallelism": 3, "completions": 3, "template": {"spec": {
+            "restartPolicy": "Never",
+            "containers": [{"name": "main", "image": "busybox:1.36", "command": ["sleep", "5"]}]}}},
+    })
+    cluster.run(3)
+    pods = client.list("Pod", "default")
+    assert len(pods) == 3
+    first = pods[0]["spec"]["containers"]
+    assert all(pod["spec"]["containers"] is first for pod in pods)
+    assert first[0]["terminationMessagePath"] == "/dev/termination-log"

@@ -31,7 +31,9 @@ def default_pod_spec(spec: Obj) -> None:
     """SetDefaults_PodSpec / SetDefaults_Container: the defaults a JobSet author never writes.
 
     Sets fields of ``spec`` itself; a container that lacks a default is replaced by a defaulted copy
-    (the container lists are new lists), so containers shared with other objects are never changed."""
+    (in a new list), so containers shared with other objects are never changed. A list whose containers
+    all have their defaults already is kept: a Job's pods then share their template's (nobody changes a
+    stored object), not one list per pod."""
     spec.setdefault("restartPolicy", "Always")
     spec.setdefault("terminationGracePeriodSeconds", 30)
     spec.setdefault("dnsPolicy", "ClusterFirst")
@@ -40,7 +42,10 @@ def default_pod_spec(spec: Obj) -> None:
     for group in ("initContainers", "containers"):
         containers = spec.get(group)
         if containers:
-            spec[group] = [_default_container(c) for c in containers]
+            defaulted = [_default_container(c) for c in containers]
+            if type(containers) is not list or any(
+                    d is not c for d, c in zip(defaulted, containers, strict=True)):
+                spec[group] = defaulted
 
 
 def _default_container(container: Obj) -> Obj:

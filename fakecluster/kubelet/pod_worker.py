@@ -181,7 +181,8 @@ class PodWorker:
         grace = spec.get("terminationGracePeriodSeconds")
         self.grace_period: int = 30 if grace is None else max(int(grace), 0)
         """``terminationGracePeriodSeconds``: what a probe-failure kill waits before SIGKILL."""
-        self.readiness_gates = [g.get("conditionType") for g in spec.get("readinessGates") or ()]
+        self.readiness_gates = tuple(g.get("conditionType") for g in spec.get("readinessGates") or ())
+        """A tuple: nearly every pod has none, and the empty tuple is one object for all of them."""
         deadline = spec.get("activeDeadlineSeconds")
         self.active_deadline: float | None = None if deadline is None else float(deadline)
         """``spec.activeDeadlineSeconds`` as admitted (``pkg/kubelet/active_deadline.go``)."""
@@ -194,9 +195,11 @@ class PodWorker:
             for c in init_specs
         ]
         self.containers = [ContainerRun(c, REGULAR, default_reason) for c in spec.get("containers") or ()]
-        self.containers_by_name = sorted(self.containers, key=attrgetter("name"))
+        self.containers_by_name = (self.containers if len(self.containers) < 2
+                                   else sorted(self.containers, key=attrgetter("name")))
         """The regular containers in the order of their statuses: ``convertToAPIContainerStatuses`` sorts
-        them by name (``SortedContainerStatuses``); a stable sort, so equal names keep spec order."""
+        them by name (``SortedContainerStatuses``); a stable sort, so equal names keep spec order. A lone
+        container is in order already: the same list (neither is ever changed), not a copy per pod."""
         self.init_index = 0
         self.regular_started = False
         self.host_ip: str | None = None
@@ -425,7 +428,7 @@ def _init_complete(c: ContainerRun) -> bool:
     return c.started if c.role == SIDECAR else c.state == TERMINATED and c.exit_code == 0
 
 
-def _readiness_gate_messages(gates: list[str], conditions: list[Obj]) -> list[str]:
+def _readiness_gate_messages(gates: Sequence[str], conditions: list[Obj]) -> list[str]:
     messages = []
     for gate in gates:
         cond = next((c for c in conditions if c.get("type") == gate), None)

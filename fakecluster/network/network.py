@@ -43,21 +43,7 @@ NetListener = Callable[[str, Obj, str, str], None]
 ``Working``, ``GaveUp``, ``Resolvable``) and ``Connect`` for each step of a connect attempt
 (``resolved``, ``NXDOMAIN``, ``refused``, ``SYN lost``, ``timed out``, ``connected``, ``closed``).
 ``pod`` is the pod's kind and identifying metadata (name, namespace, uid, labels, owner references;
-see :func:`_identity`), not a whole version of it."""
-
-
-_IDENTITY_KEYS = ("name", "namespace", "uid", "labels", "ownerReferences")
-"""Five, so the metadata dict is the smallest there is (184 bytes; a sixth key takes it to 272)."""
-
-
-def _identity(pod: Obj) -> Obj:
-    """What :class:`PodNet` keeps of the pod it was admitted as: kind and identifying metadata (what the
-    listeners read: the trace recorder places a pod by its name, labels and owner), sharing the stored
-    objects' parts. Keeping the admitted version whole would keep its metadata, status and conditions
-    alive for the rest of the run (some 700 bytes a pod), long after newer versions replaced it."""
-    meta = pod["metadata"]
-    return {"apiVersion": pod.get("apiVersion"), "kind": pod.get("kind"),
-            "metadata": {key: meta[key] for key in _IDENTITY_KEYS if key in meta}}
+see :meth:`PodNet.identity`), not a whole version of it."""
 
 
 class ContainerRuntime(Protocol):
@@ -124,7 +110,8 @@ class Network:
         namespace = meta.get("namespace", "")
         hostname, subdomain = spec.get("hostname"), spec.get("subdomain")
         fqdn = pod_fqdn(hostname, subdomain, namespace) if hostname and subdomain else None
-        net = PodNet(uid, namespace, meta["name"], node, ip, _identity(pod), fqdn, self.clock.now)
+        net = PodNet(uid, namespace, meta["name"], node, ip, meta.get("labels"), meta.get("ownerReferences"),
+                     fqdn, self.clock.now)
         self._by_ip[ip] = net
         self._by_uid[uid] = net
 
@@ -158,7 +145,7 @@ class Network:
     # ------------------------------------------------------------------ program callbacks
     def emit(self, pod: PodNet, kind: str, event: str, detail: str) -> None:
         for listener in self.listeners:
-            listener(kind, pod.pod, event, detail)
+            listener(kind, pod.identity(), event, detail)
 
     def exit_container(self, run: ProgramRun, code: int) -> None:
         if self._runtime is not None:
