@@ -76,3 +76,19 @@ def test_a_jobs_pods_share_their_container_list() -> None:
     first = pods[0]["spec"]["containers"]
     assert all(pod["spec"]["containers"] is first for pod in pods)
     assert first[0]["terminationMessagePath"] == "/dev/termination-log"
+
+
+def test_the_storage_indexes_share_one_kind_key_per_object() -> None:
+    cluster = Cluster(seed=0, config=ClusterConfig(nodes=[NodePool("node")]))
+    client = cluster.client()
+    client.create({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "default"},
+                   "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [
+                       {"name": "main", "image": "busybox:1.36", "command": ["sleep", "5"]}]}}}})
+    cluster.run(1)
+    storage = cluster.server._storage
+    pod = client.list("Pod", "default")[0]
+    kind_key = storage.by_uid[pod["metadata"]["uid"]]
+    assert kind_key == ("Pod", ("default", pod["metadata"]["name"]))
+    assert next(k for k in storage.valid_specs if k == kind_key) is kind_key
+    owner = pod["metadata"]["ownerReferences"][0]["uid"]
+    assert next(k for k in storage.by_owner[owner] if k == kind_key) is kind_key

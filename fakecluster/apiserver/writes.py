@@ -224,7 +224,7 @@ class WritePath:
         meta["resourceVersion"] = self._next_rv()
         self._put(kind, key, obj, None)
         if rtype.stored_valid:
-            self._storage.valid_specs[(kind, key)] = obj.get("spec")
+            self._storage.valid_specs[self._storage.kind_key(meta["uid"], kind, key)] = obj.get("spec")
         self._fanout.notify("ADDED", kind, obj, None)
         if self._snapshots is not None:
             self._snapshots.handed(obj)

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from fakecluster.api.objects import Obj
 from fakecluster.clock import Timer
-from fakecluster.kubelet.pod_timings import Jitters, PodTimings
+from fakecluster.kubelet.pod_timings import NO_JITTER, Jitters, PodTimings
 
 WAITING, RUNNING, TERMINATED = "waiting", "running", "terminated"
 INIT, SIDECAR, REGULAR = "init", "sidecar", "regular"
@@ -239,11 +239,13 @@ class PodWorker:
                           "podIPs": [{"ip": pod_ip}], "startTime": start_time}
 
     def retire(self) -> None:
-        """Drop what only the next status build reads, once :attr:`done` (which is never undone) and the
-        last status written: the kubelet never builds this pod's status again (a step for a done worker
-        is not run), and a node's finished pods stay known to it until deleted, some 500 bytes each."""
+        """Drop what only the next status build or step reads, once :attr:`done` (which is never undone)
+        and the last status written: the kubelet never builds this pod's status again nor runs a step
+        for it (a step for a done worker is not run), and a node's finished pods stay known to it until
+        deleted, some 700 bytes each (the jitters: a tuple of seven floats)."""
         self.conditions_built = None
         self.placement = _NO_PLACEMENT
+        self.jitters = NO_JITTER
         for container in self.init_containers:
             container.built = None
         for container in self.containers:
