@@ -92,3 +92,10 @@ def test_the_storage_indexes_share_one_kind_key_per_object() -> None:
     assert next(k for k in storage.valid_specs if k == kind_key) is kind_key
     owner = pod["metadata"]["ownerReferences"][0]["uid"]
     assert next(k for k in storage.by_owner[owner] if k == kind_key) is kind_key
+
+
+def test_endpoint_slice_trace_details_are_one_string_per_count() -> None:
+    from fakecluster.scenario.recorder import _endpoints_detail
+
+    assert _endpoints_detail(3) == "endpoints 3"
+    assert _endpoints_detail(1 + 2) is _endpoints_detail(3)
