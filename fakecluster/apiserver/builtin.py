@@ -31,7 +31,9 @@ def default_pod_spec(spec: Obj) -> None:
     """SetDefaults_PodSpec / SetDefaults_Container: the defaults a JobSet author never writes.
 
     Sets fields of ``spec`` itself; a container that lacks a default is replaced by a defaulted copy
-    (the container lists are new lists), so containers shared with other objects are never changed."""
+    (in a new list), so containers shared with other objects are never changed. A list whose containers
+    all have their defaults already is kept: a Job's pods then share their template's (nobody changes a
+    stored object), not one list per pod."""
     spec.setdefault("restartPolicy", "Always")
     spec.setdefault("terminationGracePeriodSeconds", 30)
     spec.setdefault("dnsPolicy", "ClusterFirst")
@@ -40,7 +42,10 @@ def default_pod_spec(spec: Obj) -> None:
     for group in ("initContainers", "containers"):
         containers = spec.get(group)
         if containers:
-            spec[group] = [_default_container(c) for c in containers]
+            defaulted = [_default_container(c) for c in containers]
+            if type(containers) is not list or any(
+                    d is not c for d, c in zip(defaulted, containers, strict=True)):
+                spec[group] = defaulted
 
 
 def _default_container(container: Obj) -> Obj:
@@ -171,17 +176,27 @@ def default_toleration_seconds(op: str, pod: Obj, old: Obj | None) -> Obj | None
     tolerations = spec.get("tolerations") or []
     if not isinstance(tolerations, list):
         return None
-    missing = []
-    for key in (NOT_READY_TAINT_KEY, UNREACHABLE_TAINT_KEY):
-        if not any(isinstance(t, dict) and (t.get("key") or "") in (key, "")
-                   and (t.get("effect") or "") in ("NoExecute", "") for t in tolerations):
-            missing.append({"key": key, "operator": "Exists", "effect": "NoExecute",
-                            "tolerationSeconds": DEFAULT_TOLERATION_SECONDS})
+    missing = [toleration for key, toleration in _DEFAULT_TOLERATIONS.items()
+               if not any(isinstance(t, dict) and (t.get("key") or "") in (key, "")
+                          and (t.get("effect") or "") in ("NoExecute", "") for t in tolerations)]
     if not missing:
         return None
     admitted = dict(pod)  # an UPDATE's object may share subtrees with the stored one: never mutate it
-    admitted["spec"] = dict(spec, tolerations=[*tolerations, *missing])
+    added = _BOTH_DEFAULT_TOLERATIONS if not tolerations and len(missing) == 2 else [*tolerations, *missing]
+    admitted["spec"] = dict(spec, tolerations=added)
     return admitted
+
+
+_DEFAULT_TOLERATIONS: dict[str, Obj] = {
+    key: {"key": key, "operator": "Exists", "effect": "NoExecute",
+          "tolerationSeconds": DEFAULT_TOLERATION_SECONDS}
+    for key in (NOT_READY_TAINT_KEY, UNREACHABLE_TAINT_KEY)
+}
+"""The tolerations :func:`default_toleration_seconds` adds, one object each for every pod: nobody changes a
+stored object (copy-on-write; the snapshot guard checks it in tests), so they are shared, some 180 bytes
+apiece per pod saved."""
+_BOTH_DEFAULT_TOLERATIONS: list[Obj] = list(_DEFAULT_TOLERATIONS.values())
+"""The ``tolerations`` of a pod that had none (nearly every pod): one list for all of them, as above."""
 
 
 def _job_spec_defaults(spec: Obj) -> None:

@@ -108,6 +108,8 @@ class Storage:
         self.objects[kind][key] = obj
         meta = obj["metadata"]
         if old is None:
+            # One (kind, key) tuple per object for every index that needs it (by_uid, by_owner, the
+            # write path's valid_specs via kind_key), not one each.
             self.by_uid[meta["uid"]] = (kind, key)
         old_meta = old["metadata"] if old is not None else {}
         refs = meta.get("ownerReferences")
@@ -117,8 +119,9 @@ class Storage:
             for ref in old_refs or ():
                 self.by_owner.get(ref.get("uid", ""), {}).pop((kind, key), None)
                 self.owned_in_order.pop(ref.get("uid", ""), None)
+            kind_key = self.kind_key(meta["uid"], kind, key)
             for ref in refs or ():
-                self.by_owner.setdefault(ref.get("uid", ""), {})[(kind, key)] = None
+                self.by_owner.setdefault(ref.get("uid", ""), {})[kind_key] = None
                 self.owned_in_order.pop(ref.get("uid", ""), None)
         labels = meta.get("labels")
         old_labels = old_meta.get("labels")
@@ -130,6 +133,12 @@ class Storage:
                     bucket.pop(key, None)
             for item in (labels or {}).items():
                 index.setdefault(item, {})[key] = None
+
+    def kind_key(self, uid: str, kind: str, key: Key) -> tuple[str, Key]:
+        """``(kind, key)`` of the stored object ``uid``: the very tuple :attr:`by_uid` holds, when it is
+        that object's (so the indexes keyed by it share one tuple per object)."""
+        found = self.by_uid.get(uid)
+        return found if found is not None and found[0] == kind and found[1] == key else (kind, key)
 
     def drop(self, kind: str, key: Key) -> Obj:
         """Remove ``key``; return the stored version, from which the indexes are cleaned (the object's final

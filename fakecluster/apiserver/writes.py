@@ -85,6 +85,9 @@ class WritePath:
         self.writes = 0
         self._valid_namespaces: set[str] = set()
         """Namespaces already found valid DNS-1123 labels (a run uses a handful)."""
+        self._pod_scheduled: Obj = {}
+        """The ``PodScheduled`` condition :meth:`bind` wrote last: the pods bound in the same second get
+        the very same object (nobody changes a stored object), not some 180 bytes each."""
 
     def _resource(self, kind: str) -> ResourceType:
         try:
@@ -221,7 +224,7 @@ class WritePath:
         meta["resourceVersion"] = self._next_rv()
         self._put(kind, key, obj, None)
         if rtype.stored_valid:
-            self._storage.valid_specs[(kind, key)] = obj.get("spec")
+            self._storage.valid_specs[self._storage.kind_key(meta["uid"], kind, key)] = obj.get("spec")
         self._fanout.notify("ADDED", kind, obj, None)
         if self._snapshots is not None:
             self._snapshots.handed(obj)
@@ -521,14 +524,16 @@ class WritePath:
         new["spec"] = dict(old["spec"], nodeName=node_name)
         status = dict(old.get("status") or {})
         conditions = [c for c in status.get("conditions") or () if c.get("type") != "PodScheduled"]
-        conditions.append(
-            {
+        stamp = self._clock.timestamp()
+        scheduled = self._pod_scheduled
+        if scheduled.get("lastTransitionTime") != stamp:
+            scheduled = self._pod_scheduled = {
                 "type": "PodScheduled",
                 "status": "True",
                 "lastProbeTime": None,
-                "lastTransitionTime": self._clock.timestamp(),
+                "lastTransitionTime": stamp,
             }
-        )
+        conditions.append(scheduled)
         status["conditions"] = conditions
         new["status"] = status
         new["metadata"] = dict(old["metadata"], resourceVersion=self._next_rv())

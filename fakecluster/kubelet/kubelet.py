@@ -263,9 +263,11 @@ class Kubelet:
         step(worker, *args)
         immediate = worker.immediate
         while immediate:
-            queued, queued_args = immediate.popleft()
+            queued, queued_args = immediate.pop(0)
             queued(worker, *queued_args)
         self._sync(worker)
+        if worker.done:
+            worker.retire()  # its last status is written: nothing will run for it again
         if worker.delete_after_sync:
             worker.delete_after_sync = False
             try:

@@ -13,7 +13,6 @@ through untouched, and an unchanged condition keeps its ``lastTransitionTime``.
 from __future__ import annotations
 
 import hashlib
-from collections import deque
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from operator import attrgetter
@@ -21,7 +20,7 @@ from typing import Any, NamedTuple
 
 from fakecluster.api.objects import Obj
 from fakecluster.clock import Timer
-from fakecluster.kubelet.pod_timings import Jitters, PodTimings
+from fakecluster.kubelet.pod_timings import NO_JITTER, Jitters, PodTimings
 
 WAITING, RUNNING, TERMINATED = "waiting", "running", "terminated"
 INIT, SIDECAR, REGULAR = "init", "sidecar", "regular"
@@ -57,6 +56,17 @@ def _waiting(reason: str, message: str | None) -> Obj:
     if message:
         waiting["message"] = message
     return {"waiting": waiting}
+
+
+@lru_cache(maxsize=1024)
+def _host_ips(host_ip: str) -> list[Obj]:
+    """``status.hostIPs`` of the pods on the node ``host_ip``: one list for all of them, as nobody changes
+    a stored object (see :meth:`ContainerRun.status`); some 250 bytes per pod otherwise."""
+    return [{"ip": host_ip}]
+
+
+_NO_PLACEMENT: Obj = {}
+"""A retired worker's :attr:`PodWorker.placement`: one empty dict for all of them (never changed)."""
 
 
 class ContainerRun:
@@ -171,7 +181,8 @@ class PodWorker:
         grace = spec.get("terminationGracePeriodSeconds")
         self.grace_period: int = 30 if grace is None else max(int(grace), 0)
         """``terminationGracePeriodSeconds``: what a probe-failure kill waits before SIGKILL."""
-        self.readiness_gates = [g.get("conditionType") for g in spec.get("readinessGates") or ()]
+        self.readiness_gates = tuple(g.get("conditionType") for g in spec.get("readinessGates") or ())
+        """A tuple: nearly every pod has none, and the empty tuple is one object for all of them."""
         deadline = spec.get("activeDeadlineSeconds")
         self.active_deadline: float | None = None if deadline is None else float(deadline)
         """``spec.activeDeadlineSeconds`` as admitted (``pkg/kubelet/active_deadline.go``)."""
@@ -184,9 +195,11 @@ class PodWorker:
             for c in init_specs
         ]
         self.containers = [ContainerRun(c, REGULAR, default_reason) for c in spec.get("containers") or ()]
-        self.containers_by_name = sorted(self.containers, key=attrgetter("name"))
+        self.containers_by_name = (self.containers if len(self.containers) < 2
+                                   else sorted(self.containers, key=attrgetter("name")))
         """The regular containers in the order of their statuses: ``convertToAPIContainerStatuses`` sorts
-        them by name (``SortedContainerStatuses``); a stable sort, so equal names keep spec order."""
+        them by name (``SortedContainerStatuses``); a stable sort, so equal names keep spec order. A lone
+        container is in order already: the same list (neither is ever changed), not a copy per pod."""
         self.init_index = 0
         self.regular_started = False
         self.host_ip: str | None = None
@@ -208,8 +221,10 @@ class PodWorker:
         """When the containers will have stopped (own exit after SIGTERM, or SIGKILL at the deadline)."""
         self.kill_code = 137
         self.timers: list[Timer] = []
-        self.immediate: deque[tuple[Callable[..., None], tuple[Any, ...]]] = deque()
-        """Zero-delay steps, run in order before the next status write (one write per instant)."""
+        self.immediate: list[tuple[Callable[..., None], tuple[Any, ...]]] = []
+        """Zero-delay steps, run in order before the next status write (one write per instant). A list,
+        not a deque: it rarely holds more than a step or two, and an empty deque costs some 700 bytes
+        (its first block) against a list's 56, for every pod the kubelet knows."""
         self.conditions_built: BuiltConditions | None = None
 
     def admitted(self, start_time: str, host_ip: str, pod_ip: str) -> None:
@@ -220,8 +235,21 @@ class PodWorker:
         change them holds the very lists the stored one holds, and compares equal by identity."""
         self.start_time, self.host_ip, self.pod_ip = start_time, host_ip, pod_ip
         self.sandbox_ready = True
-        self.placement = {"hostIP": host_ip, "hostIPs": [{"ip": host_ip}], "podIP": pod_ip,
+        self.placement = {"hostIP": host_ip, "hostIPs": _host_ips(host_ip), "podIP": pod_ip,
                           "podIPs": [{"ip": pod_ip}], "startTime": start_time}
+
+    def retire(self) -> None:
+        """Drop what only the next status build or step reads, once :attr:`done` (which is never undone)
+        and the last status written: the kubelet never builds this pod's status again nor runs a step
+        for it (a step for a done worker is not run), and a node's finished pods stay known to it until
+        deleted, some 700 bytes each (the jitters: a tuple of seven floats)."""
+        self.conditions_built = None
+        self.placement = _NO_PLACEMENT
+        self.jitters = NO_JITTER
+        for container in self.init_containers:
+            container.built = None
+        for container in self.containers:
+            container.built = None
 
     def all_containers(self) -> list[ContainerRun]:
         return [*self.init_containers, *self.containers]
@@ -402,7 +430,7 @@ def _init_complete(c: ContainerRun) -> bool:
     return c.started if c.role == SIDECAR else c.state == TERMINATED and c.exit_code == 0
 
 
-def _readiness_gate_messages(gates: list[str], conditions: list[Obj]) -> list[str]:
+def _readiness_gate_messages(gates: Sequence[str], conditions: list[Obj]) -> list[str]:
     messages = []
     for gate in gates:
         cond = next((c for c in conditions if c.get("type") == gate), None)

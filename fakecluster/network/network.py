@@ -41,7 +41,9 @@ ConnectionObserver = Callable[[Connection], None]
 NetListener = Callable[[str, Obj, str, str], None]
 """``(kind, pod, event, detail)``: ``kind`` is ``Pod`` for the milestones (``Listening``, ``Connected``,
 ``Working``, ``GaveUp``, ``Resolvable``) and ``Connect`` for each step of a connect attempt
-(``resolved``, ``NXDOMAIN``, ``refused``, ``SYN lost``, ``timed out``, ``connected``, ``closed``)."""
+(``resolved``, ``NXDOMAIN``, ``refused``, ``SYN lost``, ``timed out``, ``connected``, ``closed``).
+``pod`` is the pod's kind and identifying metadata (name, namespace, uid, labels, owner references;
+see :meth:`PodNet.identity`), not a whole version of it."""
 
 
 class ContainerRuntime(Protocol):
@@ -108,7 +110,8 @@ class Network:
         namespace = meta.get("namespace", "")
         hostname, subdomain = spec.get("hostname"), spec.get("subdomain")
         fqdn = pod_fqdn(hostname, subdomain, namespace) if hostname and subdomain else None
-        net = PodNet(uid, namespace, meta["name"], node, ip, pod, fqdn, self.clock.now)
+        net = PodNet(uid, namespace, meta["name"], node, ip, meta.get("labels"), meta.get("ownerReferences"),
+                     fqdn, self.clock.now)
         self._by_ip[ip] = net
         self._by_uid[uid] = net
 
@@ -142,7 +145,7 @@ class Network:
     # ------------------------------------------------------------------ program callbacks
     def emit(self, pod: PodNet, kind: str, event: str, detail: str) -> None:
         for listener in self.listeners:
-            listener(kind, pod.pod, event, detail)
+            listener(kind, pod.identity(), event, detail)
 
     def exit_container(self, run: ProgramRun, code: int) -> None:
         if self._runtime is not None:

@@ -46,11 +46,24 @@ class PodNet:
     name: str
     node: str
     ip: str
-    pod: Obj
+    labels: dict[str, str] | None
+    """The admitted pod's labels and owner references (the stored objects), for :meth:`identity`."""
+    owner_references: list[Obj] | None
     fqdn: str | None
     sandbox_at: float
     stopped: bool = False
     run: ProgramRun | None = None
+
+    def identity(self) -> Obj:
+        """The pod as the network's listeners get it: kind and identifying metadata (the trace recorder
+        places a pod by its name, labels and owner). Built at each call, which only a program event
+        makes: a kept copy, or the admitted version itself, would cost every pod its bytes all run."""
+        meta: Obj = {"name": self.name, "namespace": self.namespace, "uid": self.uid}
+        if self.labels is not None:
+            meta["labels"] = self.labels
+        if self.owner_references is not None:
+            meta["ownerReferences"] = self.owner_references
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": meta}
 
 
 class ProgramHost(Protocol):

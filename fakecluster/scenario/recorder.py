@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from functools import lru_cache
 from typing import NamedTuple
 
 from fakecluster.api.objects import Obj, condition_true
@@ -220,7 +221,7 @@ class TraceRecorder:
         meta = obj["metadata"]
         record = TraceEvent(self.cluster.clock.now, len(self.trace), "EndpointSlice",
                             meta.get("namespace", ""), meta["name"], verb,
-                            detail=f"endpoints {len(endpoints)}")
+                            detail=_endpoints_detail(len(endpoints)))
         self.trace.append(record)
         for listener in self.listeners:
             listener(record)
@@ -246,6 +247,13 @@ class TraceRecorder:
         else:
             index[name] = len(events)
             events.append(obj)
+
+
+@lru_cache(maxsize=4096)
+def _endpoints_detail(count: int) -> str:
+    """``endpoints <count>``, one string per count: a slice is written some three times per pod, and
+    each trace record would otherwise hold its own copy for the rest of the run."""
+    return f"endpoints {count}"
 
 
 def _slot_fields(slot: Slot | None) -> SlotFields:

@@ -24,6 +24,7 @@ A plain ``fmt.Errorf`` from either hook reaches the client as controller-runtime
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -104,7 +105,8 @@ class PodWebhook:
         out = dict(pod)
         if spec.get("priority") is not None:
             meta = out["metadata"] = dict(pod["metadata"])
-            meta["labels"] = {**(meta.get("labels") or {}), api.PRIORITY_KEY: str(spec["priority"])}
+            priority = sys.intern(str(spec["priority"]))  # one string for all the pods of a priority
+            meta["labels"] = {**(meta.get("labels") or {}), api.PRIORITY_KEY: priority}
         if api.EXCLUSIVE_KEY in annotations:
             if is_leader_pod(out):
                 out["spec"] = _with_exclusive_affinities(out, annotations[api.EXCLUSIVE_KEY])

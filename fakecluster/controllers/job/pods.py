@@ -13,6 +13,7 @@ Every function here only reads the pods it is given: they are the API server's s
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -332,7 +333,7 @@ class PodFactory:
         if index == UNKNOWN_INDEX:
             generate_name = f"{self._job_name}-"
         else:
-            value = str(index)
+            value = sys.intern(str(index))  # one string per index for all the Jobs' pods, not one per pod
             labels = {**labels, JOB_COMPLETION_INDEX_ANNOTATION: value}
             annotations = {**annotations, JOB_COMPLETION_INDEX_ANNOTATION: value}
             if self._index_annotations is not None:

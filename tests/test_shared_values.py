@@ -1,0 +1,101 @@
+"""Equal immutable values that every pod would otherwise carry its own copy of are one shared object
+(the store copies on write and nobody changes a stored object, which the snapshot guard checks): a
+change that builds them per pod again would cost memory silently, so these tests pin the sharing."""
+
+from __future__ import annotations
+
+from fakecluster.api.objects import Obj, get_condition
+from fakecluster.cluster import Cluster, ClusterConfig, NodePool
+from fakecluster.kubelet.pod_timings import PodTimings
+
+
+def _pod(name: str) -> Obj:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "labels": {"app": "x"}},
+        "spec": {"restartPolicy": "Never",
+                 "containers": [{"name": "main", "image": "busybox:1.36", "command": ["sleep", "5"]}]},
+    }
+
+
+def _run_two_pods() -> tuple[Cluster, Obj, Obj]:
+    cluster = Cluster(seed=0, config=ClusterConfig(nodes=[NodePool("node")],
+                                                   behaviour=lambda _pod: PodTimings(pull=1)))
+    client = cluster.client()
+    client.create(_pod("a"))
+    client.create(_pod("b"))
+    cluster.run(100)
+    return cluster, client.get("Pod", "default", "a"), client.get("Pod", "default", "b")
+
+
+def test_default_tolerations_are_one_list_for_every_pod() -> None:
+    _, a, b = _run_two_pods()
+    assert a["spec"]["tolerations"] is b["spec"]["tolerations"]
+    assert a["spec"]["tolerations"] == [
+        {"key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
+        for key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")]
+
+
+def test_pods_on_one_node_share_host_ips_and_a_same_second_pod_scheduled() -> None:
+    _, a, b = _run_two_pods()
+    assert a["status"]["phase"] == b["status"]["phase"] == "Succeeded"
+    assert a["status"]["hostIPs"] is b["status"]["hostIPs"]
+    assert a["status"]["podIPs"] != b["status"]["podIPs"]
+    scheduled_a, scheduled_b = get_condition(a, "PodScheduled"), get_condition(b, "PodScheduled")
+    assert scheduled_a is scheduled_b
+    assert scheduled_a == {"type": "PodScheduled", "status": "True", "lastProbeTime": None,
+                           "lastTransitionTime": "2025-01-01T00:00:00Z"}
+
+
+def test_the_network_keeps_only_a_pods_identity() -> None:
+    """The network's record of a sandboxed pod shares the stored metadata values and keeps no version
+    of the pod: a whole admitted version would stay alive for the rest of the run."""
+    cluster, a, _ = _run_two_pods()
+    kept = cluster.network._by_uid[a["metadata"]["uid"]].identity()
+    assert set(kept) == {"apiVersion", "kind", "metadata"}
+    assert kept["metadata"]["labels"] is a["metadata"]["labels"]
+    assert kept["metadata"]["name"] == "a" and kept["metadata"]["uid"] == a["metadata"]["uid"]
+
+
+def test_a_jobs_pods_share_their_container_list() -> None:
+    """Defaulting keeps a container list whose containers have every default already (the Job's
+    template was defaulted when the Job was created), so the pods do not get one list each."""
+    cluster = Cluster(seed=0, config=ClusterConfig(nodes=[NodePool("node")],
+                                                   behaviour=lambda _pod: PodTimings(pull=1)))
+    client = cluster.client()
+    client.create({
+        "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "default"},
+        "spec": {"parallelism": 3, "completions": 3, "template": {"spec": {
+            "restartPolicy": "Never",
+            "containers": [{"name": "main", "image": "busybox:1.36", "command": ["sleep", "5"]}]}}},
+    })
+    cluster.run(3)
+    pods = client.list("Pod", "default")
+    assert len(pods) == 3
+    first = pods[0]["spec"]["containers"]
+    assert all(pod["spec"]["containers"] is first for pod in pods)
+    assert first[0]["terminationMessagePath"] == "/dev/termination-log"
+
+
+def test_the_storage_indexes_share_one_kind_key_per_object() -> None:
+    cluster = Cluster(seed=0, config=ClusterConfig(nodes=[NodePool("node")]))
+    client = cluster.client()
+    client.create({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "default"},
+                   "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [
+                       {"name": "main", "image": "busybox:1.36", "command": ["sleep", "5"]}]}}}})
+    cluster.run(1)
+    storage = cluster.server._storage
+    pod = client.list("Pod", "default")[0]
+    kind_key = storage.by_uid[pod["metadata"]["uid"]]
+    assert kind_key == ("Pod", ("default", pod["metadata"]["name"]))
+    assert next(k for k in storage.valid_specs if k == kind_key) is kind_key
+    owner = pod["metadata"]["ownerReferences"][0]["uid"]
+    assert next(k for k in storage.by_owner[owner] if k == kind_key) is kind_key
+
+
+def test_endpoint_slice_trace_details_are_one_string_per_count() -> None:
+    from fakecluster.scenario.recorder import _endpoints_detail
+
+    assert _endpoints_detail(3) == "endpoints 3"
+    assert _endpoints_detail(1 + 2) is _endpoints_detail(3)
