@@ -21,6 +21,7 @@ OTHER_UID = "other-uid"
 NS = "default"
 TRACKING = "batch.kubernetes.io/job-tracking"
 INDEX_KEY = "batch.kubernetes.io/job-completion-index"
+OTHER_FINALIZER = "example.com/other"
 
 
 def snapshot(view: JobPodView) -> dict[str, Any]:
@@ -83,7 +84,8 @@ def random_write(rng: random.Random, server: ApiServer, names: list[str]) -> Non
         if op < 0.55:
             server.patch("Pod", ns, name, {"status": random_status(rng)}, subresource="status")
         elif op < 0.65:
-            server.patch("Pod", ns, name, {"metadata": {"finalizers": None}})
+            finalizers = rng.choice([None, [TRACKING], [OTHER_FINALIZER], [OTHER_FINALIZER, TRACKING]])
+            server.patch("Pod", ns, name, {"metadata": {"finalizers": finalizers}})
         elif op < 0.75:
             refs = random_pod(rng, name)["metadata"]["ownerReferences"]
             server.patch("Pod", ns, name, {"metadata": {"ownerReferences": refs or None}})

@@ -187,6 +187,36 @@ def pod_class(facts: PodFacts, only_replace_failed: bool) -> PodClass:
     ))
 
 
+def _with_finalizers(known: _MetadataInputs, facts: PodFacts,
+                     finalizers: Any) -> tuple[_MetadataInputs, PodFacts]:
+    """``known`` and ``facts`` after a write that replaced, of the metadata the facts depend on, only the
+    finalizers list; ``facts`` the very same tuple if the tracking finalizer stayed as it was.
+
+    That write is the Job controller's own removal of the tracking finalizer from each finished pod it
+    has counted (``removeTrackingFinalizerFromPods`` in ``pkg/controller/job/job_controller.go``): one
+    per pod, changing nothing else, so the other facts (controller, completion index, readiness,
+    restarts) are the previous version's."""
+    owner_references, annotations, _, deletion_timestamp, uid = known
+    known = _new(_MetadataInputs, (owner_references, annotations, finalizers, deletion_timestamp, uid))
+    has_finalizer = JOB_TRACKING_FINALIZER in (finalizers or ())
+    if has_finalizer == facts.has_finalizer:
+        return known, facts
+    controlled, phase, deleting, index, ready, restarts, _, _ = facts
+    return known, _new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer, uid))
+
+
+def _with_status(facts: PodFacts, pod: Obj, status: Obj | None) -> PodFacts:
+    """``facts`` with the status-derived ones (phase, readiness, restarts) taken from ``pod``, whose
+    status is ``status``; the very same tuple if none of them changed, so the caller knows the class
+    did not either."""
+    controlled, seen_phase, deleting, index, seen_ready, seen_restarts, has_finalizer, uid = facts
+    phase = (status or {}).get("phase")
+    ready, restarts = is_pod_ready(pod), restart_count(pod)
+    if phase == seen_phase and ready == seen_ready and restarts == seen_restarts:
+        return facts
+    return _new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer, uid))
+
+
 class JobPodView:
     """One Job's pods, classified as ``syncJob`` counts them.
 
@@ -242,29 +272,32 @@ class JobPodView:
         self._queued.clear()
 
     def _record(self, pod: Obj, previous: _Record | None) -> _Record:
-        """Classify ``pod``, reusing what ``previous`` (the pod's last version here) derived from the
-        metadata if the write kept those objects, and everything if it kept the status too."""
+        """Classify ``pod``. Against ``previous`` (the pod's last version here) only the facts whose
+        inputs the write replaced are derived again: the status-derived ones if the status is another
+        object, the finalizer if, of the metadata, only the finalizers list is (the tracking finalizer's
+        removal); any other metadata change, or no previous version, derives everything."""
         meta = pod["metadata"]
         status = pod.get("status")
-        if previous is not None:
-            known = previous.metadata
-            owner_references, annotations, finalizers, deletion_timestamp, uid = known
-            if (meta.get("ownerReferences") is owner_references and meta.get("annotations") is annotations
-                    and meta.get("finalizers") is finalizers
-                    and meta.get("deletionTimestamp") == deletion_timestamp and meta["uid"] == uid):
-                facts = previous.facts
-                if status is not previous.status:
-                    controlled, old_phase, deleting, index, old_ready, old_restarts, has_finalizer, _ = facts
-                    phase = (status or {}).get("phase")
-                    ready, restarts = is_pod_ready(pod), restart_count(pod)
-                    if phase != old_phase or ready != old_ready or restarts != old_restarts:
-                        facts = _new(PodFacts, (controlled, phase, deleting, index, ready, restarts,
-                                                has_finalizer, uid))
-                cls = previous.cls if facts is previous.facts else pod_class(facts, self._only_replace_failed)
-                return _Record(pod, facts, cls, known, status)
+        if previous is None:
+            return self._classified(pod, status)
+        known = previous.metadata
+        owner_references, annotations, finalizers, deletion_timestamp, uid = known
+        if (meta.get("ownerReferences") is not owner_references or meta.get("annotations") is not annotations
+                or meta.get("deletionTimestamp") != deletion_timestamp or meta["uid"] != uid):
+            return self._classified(pod, status)
+        facts = previous.facts
+        if meta.get("finalizers") is not finalizers:
+            known, facts = _with_finalizers(known, facts, meta.get("finalizers"))
+        if status is not previous.status:
+            facts = _with_status(facts, pod, status)
+        cls = previous.cls if facts is previous.facts else pod_class(facts, self._only_replace_failed)
+        return _Record(pod, facts, cls, known, status)
+
+    def _classified(self, pod: Obj, status: Obj | None) -> _Record:
+        """A pod's record derived from the pod alone."""
         facts = pod_facts(pod, self.job_uid, self.params.indexed)
         cls = pod_class(facts, self._only_replace_failed)
-        return _Record(pod, facts, cls, _metadata_inputs(meta), status)
+        return _Record(pod, facts, cls, _metadata_inputs(pod["metadata"]), status)
 
     def _apply(self, key: Key, record: _Record | None, seen: _Record | None) -> None:
         if record is None:
