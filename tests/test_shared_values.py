@@ -99,3 +99,68 @@ def test_endpoint_slice_trace_details_are_one_string_per_count() -> None:
 
     assert _endpoints_detail(3) == "endpoints 3"
     assert _endpoints_detail(1 + 2) is _endpoints_detail(3)
+
+
+def _run_job(pods: int) -> tuple[Cluster, list[Obj]]:
+    cluster = Cluster(seed=0, config=ClusterConfig(nodes=[NodePool("node")],
+                                                   behaviour=lambda _pod: PodTimings(pull=1)))
+    client = cluster.client()
+    client.create({
+        "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "default"},
+        "spec": {"parallelism": pods, "completions": pods, "completionMode": "Indexed", "template": {"spec": {
+            "restartPolicy": "Never",
+            "containers": [{"name": "main", "image": "busybox:1.36", "command": ["sleep", "5"],
+                            "resources": {"requests": {"cpu": "100m"}}}]}}},
+    })
+    cluster.run(100)
+    return cluster, client.list("Pod", "default")
+
+
+def test_a_jobs_pods_share_one_scheduling_request() -> None:
+    """The scheduler's tally keeps each bound pod's request all run: pods holding the very same
+    container list (a Job's) get the one request computed for the first of them."""
+    cluster, pods = _run_job(3)
+    assigned = cluster.scheduler._assigned
+    requests = [assigned[pod["metadata"]["uid"]].request for pod in pods]
+    assert all(request is requests[0] for request in requests)
+    assert requests[0].resources == {"cpu": 100}
+
+
+def test_equal_job_pod_classes_are_one_tuple() -> None:
+    """The Job controller's view keeps one class per pod: equal ones (the same state and index in two
+    Jobs) are one shared tuple."""
+    from fakecluster.controllers.job.pod_view import pod_class, pod_facts
+
+    pod = {"metadata": {"uid": "u1", "ownerReferences": [{"uid": "job", "controller": True}],
+                        "annotations": {"batch.kubernetes.io/job-completion-index": "0"}},
+           "status": {"phase": "Succeeded"}}
+    other = {**pod, "metadata": {**pod["metadata"], "uid": "u2"}}
+    first = pod_class(pod_facts(pod, "job", True), False)
+    second = pod_class(pod_facts(other, "job", True), False)
+    assert first is second
+    assert first.index == 0 and first.failed is False
+
+
+def test_the_recorder_forgets_a_finished_pods_slot() -> None:
+    """The trace recorder's per-labels memo of a pod's workload coordinates is dropped once the pod has
+    finished, so it does not hold an entry per pod for the rest of the run."""
+    from fakecluster.scenario.recorder import TraceRecorder
+    from fakecluster.workload_plugin import Slot
+
+    class _Plugin:
+        kind = "ConfigMap"
+
+        def slot_of(self, obj: Obj) -> Slot | None:
+            return None
+
+    cluster = Cluster(seed=0, config=ClusterConfig(nodes=[NodePool("node")],
+                                                   behaviour=lambda _pod: PodTimings(pull=1)))
+    recorder = TraceRecorder(cluster, _Plugin())  # type: ignore[arg-type]
+    client = cluster.client()
+    client.create(_pod("a"))
+    cluster.run(3)
+    assert len(recorder._slots) == 1
+    cluster.run(100)
+    assert client.get("Pod", "default", "a")["status"]["phase"] == "Succeeded"
+    assert recorder._slots == {}
+    assert [e.event for e in recorder.trace if e.name == "a"][-1] == "Succeeded"

@@ -133,6 +133,14 @@ class TraceRecorder:
         self._slots[id(labels)] = _SlotCacheEntry(labels, kind, fields)
         return fields if fields[3] is not None or kind != "Pod" else self._with_ordinal(obj, fields)
 
+    def _forget_slot(self, pod: Obj) -> None:
+        """Drop a finished or deleted pod's :meth:`_slot_of` entry: its trace events are (nearly) all
+        recorded, and an entry per pod kept all run costs some 200 bytes each. A later event of the pod
+        (its deletion) looks its slot up again: the same fields, from the same labels."""
+        labels = pod["metadata"].get("labels")
+        if labels is not None:
+            self._slots.pop(id(labels), None)
+
     def _with_ordinal(self, pod: Obj, fields: SlotFields) -> SlotFields:
         """A workload pod without a completion index (NonIndexed Job) is placed by its ordinal; the
         cache above is per labels object, so the ordinal (per pod) is looked up after it."""
@@ -162,6 +170,8 @@ class TraceRecorder:
     def _on_pod(self, event: WatchEvent) -> None:
         pod, old = event.object, event.old
         if self._added_or_deleted(event, "Pod"):
+            if event.type == "DELETED":
+                self._forget_slot(pod)
             return
         assert old is not None
         # Copy-on-write: a part of the pod that is the very object it was before has not changed.
@@ -174,6 +184,8 @@ class TraceRecorder:
         phase = status.get("phase")
         if phase != old_status.get("phase") and phase in _POD_PHASE_EVENTS:
             self._emit(pod, "Pod", _POD_PHASE_EVENTS[phase], _exit_detail(pod) if phase == "Failed" else "")
+            if phase != "Running":
+                self._forget_slot(pod)
         if status.get("conditions") is not old_status.get("conditions") and _pod_ready(pod) \
                 and not _pod_ready(old):
             self._emit(pod, "Pod", "Ready")

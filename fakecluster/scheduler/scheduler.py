@@ -119,6 +119,8 @@ class Scheduler:
         self._interpod_parked: dict[tuple[str, str], None] = {}
         """Unschedulable pods that failed an inter-pod filter: a bound pod coming or going may let them in."""
         self._interpod_wake = False
+        self._last_request: tuple[object, object, object, PodRequest] | None = None
+        """:meth:`_request`'s memo: the containers, init containers and overhead it was computed from."""
         self.events: EventRecorder | None = None
         """``Scheduled`` / ``FailedScheduling`` Events, when the cluster records pod Events (opt-in, as the
         kubelet's: :mod:`fakecluster.kubelet.events`); written through events.k8s.io/v1 with series."""
@@ -166,7 +168,7 @@ class Scheduler:
                 self._release(uid)
             elif uid not in self._assigned:
                 queued = self._queued.get(key)
-                request = queued.request if queued is not None and queued.uid == uid else pod_request(spec)
+                request = queued.request if queued is not None and queued.uid == uid else self._request(spec)
                 self._assume(uid, node, request, pod)
             self._drop(key, uid)
             return
@@ -177,10 +179,10 @@ class Scheduler:
         if queued is not None and queued.uid == uid:
             if spec is not queued.spec and spec != queued.spec:  # e.g. tolerations added: retry now
                 self._unpark(key, queued)
-                queued.spec, queued.request, queued.signature = spec, pod_request(spec), None
+                queued.spec, queued.request, queued.signature = spec, self._request(spec), None
                 self.controller.enqueue(key)
             return
-        request = pod_request(spec)
+        request = self._request(spec)
         self._queued[key] = _QueuedPod(uid, spec, request)
         timings = self._behaviour(pod)
         delay = timings.schedule
@@ -192,6 +194,21 @@ class Scheduler:
             delay += self._rng.uniform(0.0, timings.jitter)
         if delay != math.inf:
             self.controller.enqueue(key, after=delay)
+
+    def _request(self, spec: Obj) -> PodRequest:
+        """:func:`pod_request`, the previous result again if the spec holds the very container lists and
+        overhead it was computed from: a Job's pods share their template's container list, and come one
+        after another, so they share one request (and its resources dict) instead of one each, all run
+        long (the tally of a bound pod keeps it). Safe: a stored object is never changed, nor is a
+        request (nobody writes to its ``resources``); the memo holds the lists, so an identity it compares
+        with is never another list's."""
+        containers, init, overhead = spec.get("containers"), spec.get("initContainers"), spec.get("overhead")
+        last = self._last_request
+        if last is not None and last[0] is containers and last[1] is init and last[2] is overhead:
+            return last[3]
+        request = pod_request(spec)
+        self._last_request = (containers, init, overhead, request)
+        return request
 
     @staticmethod
     def _wants(spec: Obj) -> bool:

@@ -86,6 +86,13 @@ OTHER, ACTIVE, TERMINATING, TERMINATED = 0, 1, 2, 3
 _UNCOUNTED = PodClass(OTHER, UNKNOWN_INDEX, False, 0, False, False, False)
 """A pod the Job does not control (the owner index also lists plain references), or no pod."""
 
+_CLASSES: dict[PodClass, PodClass] = {_UNCOUNTED: _UNCOUNTED}
+"""Every :class:`PodClass` :func:`pod_class` has built, each its own key: the view keeps one per pod all
+run, and they take few distinct values (a state, a completion index, a few flags), the same ones in every
+Job, so a pod's is the one tuple all equal classes share (they are immutable) rather than 112 bytes of its
+own. Bounded by :data:`_MAX_CLASSES`, past which new values are returned unshared."""
+_MAX_CLASSES = 1 << 16
+
 
 class TrackedPod(NamedTuple):
     """A pod that still carries the tracking finalizer."""
@@ -176,7 +183,7 @@ def pod_class(facts: PodFacts, only_replace_failed: bool) -> PodClass:
     terminated = phase in ("Succeeded", "Failed")
     state = TERMINATED if terminated else TERMINATING if deleting else ACTIVE
     failed = phase == "Failed" or (deleting and not only_replace_failed and phase != "Succeeded")
-    return _new(PodClass, (
+    cls: PodClass = _new(PodClass, (
         state,
         index,
         ready and state == ACTIVE,
@@ -185,6 +192,12 @@ def pod_class(facts: PodFacts, only_replace_failed: bool) -> PodClass:
         has_finalizer,
         has_finalizer and (failed or phase == "Succeeded"),
     ))
+    shared = _CLASSES.get(cls)
+    if shared is not None:
+        return shared
+    if len(_CLASSES) < _MAX_CLASSES:
+        _CLASSES[cls] = cls
+    return cls
 
 
 def _with_finalizers(known: _MetadataInputs, facts: PodFacts,
