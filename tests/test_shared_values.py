@@ -164,3 +164,42 @@ def test_the_recorder_forgets_a_finished_pods_slot() -> None:
     assert client.get("Pod", "default", "a")["status"]["phase"] == "Succeeded"
     assert recorder._slots == {}
     assert [e.event for e in recorder.trace if e.name == "a"][-1] == "Succeeded"
+
+
+def test_a_finished_pods_worker_is_a_small_stand_in() -> None:
+    """A pod the kubelet is done with (its last status written, no timer left) is kept as its identity
+    only until it is deleted; what the kubelet still does for it (a failPod, a node stop and start) is
+    what it did for the done worker: nothing."""
+    from fakecluster.kubelet.pod_worker import FinishedPod
+
+    cluster, a, _ = _run_two_pods()
+    kubelet = cluster.kubelet
+    kept = kubelet._pods[a["metadata"]["uid"]]
+    assert isinstance(kept, FinishedPod)
+    assert (kept.namespace, kept.name, kept.node) == ("default", "a", a["spec"]["nodeName"])
+    kubelet.fail_container("default", "a", 1)
+    kubelet.stop_node(kept.node)
+    kubelet.start_node(kept.node)
+    cluster.run(200)
+    assert cluster.client().get("Pod", "default", "a")["status"] == a["status"]
+    cluster.client().delete("Pod", "default", "a")
+    cluster.run(300)
+    assert a["metadata"]["uid"] not in kubelet._pods
+
+
+def test_kubelet_timers_share_their_callback_and_step() -> None:
+    """Each timer a running pod's worker has set (fired ones stay in its lists until it stops) holds the
+    kubelet's one bound ``_fire`` and one bound method per step, not new equal ones of its own."""
+    cluster = Cluster(seed=0, config=ClusterConfig(nodes=[NodePool("node")],
+                                                   behaviour=lambda _pod: PodTimings(pull=1)))
+    client = cluster.client()
+    client.create(_pod("a"))
+    client.create(_pod("b"))
+    cluster.run(3)
+    workers = list(cluster.kubelet._pods.values())
+    timers = [t for w in workers for t in (*w.timers, *(t for c in w.containers for t in c.timers))]  # type: ignore[union-attr]
+    assert len(timers) >= 4
+    assert all(t.callback is timers[0].callback for t in timers)
+    steps: dict[object, object] = {}
+    for t in timers:
+        assert steps.setdefault(t.args[1], t.args[1]) is t.args[1]

@@ -54,6 +54,7 @@ from fakecluster.kubelet.pod_worker import (
     UNKNOWN_MESSAGE,
     WAITING,
     ContainerRun,
+    FinishedPod,
     PodWorker,
     build_status,
     container_id,
@@ -94,6 +95,11 @@ def _noop(_worker: PodWorker) -> None:
     """A step that changes nothing: used to run queued steps and re-sync status."""
 
 
+def _finished_noop() -> None:
+    """What a :class:`FinishedPod`'s re-sync after a kubelet restart does: nothing (as ``_fire`` does for
+    any done worker), scheduled all the same so the clock runs the same sequence of calls."""
+
+
 def runs_program(worker: PodWorker, c: ContainerRun) -> bool:
     """The program runs in ``program.container``, else in the pod's first regular container."""
     program = worker.timings.program
@@ -118,7 +124,10 @@ class Kubelet:
         self.client = client
         self._rng = rng
         self._behaviour = behaviour
-        self._pods: dict[str, PodWorker] = {}
+        self._pods: dict[str, PodWorker | FinishedPod] = {}
+        """Every pod bound to one of the nodes until it is deleted; a done one as a :class:`FinishedPod`
+        once nothing is pending for it (its last status written in :meth:`_fire`, or made terminal by
+        another writer in :meth:`_on_pod`)."""
         self._uids: dict[tuple[str, str], str] = {}
         self._by_node: dict[str, dict[str, None]] = {}
         """Worker uids per node, so a node event costs O(pods on that node)."""
@@ -129,6 +138,13 @@ class Kubelet:
         self._stamp_second = -1
         self._stamp = ""
         self.status_writes = 0
+        self._fire_later: Callable[..., None] = self._fire
+        """:meth:`_fire` bound once, for the timers :meth:`_after` sets: every timer holds its callback
+        and args, and a pod's fired timers stay in its lists until it stops (:meth:`stop_node` reads
+        them), so a bound-method object per timer would be some 200 bytes per running pod."""
+        self._steps: dict[Step, Step] = {}
+        """The steps :meth:`_after` has set timers for, each its own key: ``self._pulled`` makes a new,
+        equal bound method at every use, and the timer keeps it; this keeps one of each."""
         self.errors: list[str] = []
         self.network = network
         self.network.attach_runtime(self)
@@ -146,7 +162,8 @@ class Kubelet:
         worker = self._pods.get(self._uids.get((namespace, name), ""))
         if worker is None:
             raise ValueError(f"pod {namespace}/{name} is not running on any node")
-        if worker.done or worker.terminating or worker.node in self._stopped_nodes:
+        if isinstance(worker, FinishedPod) or worker.done or worker.terminating \
+                or worker.node in self._stopped_nodes:
             return
         targets = (worker.containers if container is None
                    else [c for c in worker.all_containers() if c.name == container])
@@ -174,6 +191,8 @@ class Kubelet:
         saved: list[tuple[list[Timer], Timer]] = []
         for uid in self._by_node.get(node_name, {}):
             worker = self._pods[uid]
+            if isinstance(worker, FinishedPod):
+                continue  # done, and had no timer left when it became the stand-in
             for owner in (worker.timers, *(c.timers for c in worker.all_containers())):
                 for timer in owner:
                     if not timer.cancelled:
@@ -190,7 +209,11 @@ class Kubelet:
         if saved is None:
             return
         for uid in list(self._by_node.get(node_name, {})):  # first: a missed deletion beats a due exit
-            self.clock.call_soon(self._fire, self._pods[uid], self._resync)
+            worker = self._pods[uid]
+            if isinstance(worker, FinishedPod):
+                self.clock.call_soon(_finished_noop)  # the call _fire would skip: the same clock sequence
+            else:
+                self.clock.call_soon(self._fire, worker, self._resync)
         now = self.clock.now
         for owner, timer in saved:
             if timer in owner:  # else the worker dropped its timers meanwhile (made terminal, deleted)
@@ -218,8 +241,9 @@ class Kubelet:
         if event.type == "DELETED":
             self.network.pod_stopped(uid)
             if worker is not None:
-                worker.cancel_timers()
-                worker.done = True
+                if isinstance(worker, PodWorker):
+                    worker.cancel_timers()
+                    worker.done = True
                 del self._pods[uid]
                 self.prober.forget(uid)
                 self._by_node.get(worker.node, {}).pop(uid, None)
@@ -231,13 +255,14 @@ class Kubelet:
             if pod["spec"].get("nodeName") and (pod.get("status") or {}).get("phase") not in TERMINAL_PHASES:
                 self._add(pod)
             return
-        if worker.done:
+        if isinstance(worker, FinishedPod) or worker.done:
             return
         if (pod.get("status") or {}).get("phase") in TERMINAL_PHASES:
             if worker.failed_reason is not None:
                 return  # this kubelet failed it (active deadline) and is stopping its containers
             worker.cancel_timers()  # someone else (PodGC, an evictor) made it terminal: it stays so
             worker.done = True
+            self._pods[uid] = FinishedPod(worker)  # nothing pending: its timers and steps just went
         elif meta.get("deletionTimestamp") is not None:
             self.clock.call_soon(self._fire, worker, self._on_deletion)
         elif worker.readiness_gates and event.old is not None:
@@ -268,6 +293,8 @@ class Kubelet:
         self._sync(worker)
         if worker.done:
             worker.retire()  # its last status is written: nothing will run for it again
+            if worker.idle() and self._pods.get(worker.uid) is worker:
+                self._pods[worker.uid] = FinishedPod(worker)
         if worker.delete_after_sync:
             worker.delete_after_sync = False
             try:
@@ -283,7 +310,8 @@ class Kubelet:
         if delay <= 0:
             worker.immediate.append((step, args))
         else:
-            timers.append(self.clock.call_later(delay, self._fire, worker, step, *args))
+            step = self._steps.setdefault(step, step)
+            timers.append(self.clock.call_later(delay, self._fire_later, worker, step, *args))
 
     def _sync(self, worker: PodWorker) -> None:
         """The status manager: write ``build_status`` if it differs from the stored status."""

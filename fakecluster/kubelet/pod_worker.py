@@ -251,6 +251,11 @@ class PodWorker:
         for container in self.containers:
             container.built = None
 
+    def idle(self) -> bool:
+        """No timer of the pod or of its containers is pending (nor any queued step)."""
+        return not self.timers and not self.immediate and not any(
+            c.timers for c in (*self.init_containers, *self.containers))
+
     def all_containers(self) -> list[ContainerRun]:
         return [*self.init_containers, *self.containers]
 
@@ -541,3 +546,23 @@ def go_seconds(seconds: float) -> str:
 def go_duration(seconds: float) -> str:
     """Go's ``time.Duration.String`` for whole seconds: ``10s``, ``1m20s``, ``5m0s``, ``1h0m0s``."""
     return go_seconds(int(seconds))
+
+
+class FinishedPod:
+    """What the kubelet keeps, until the pod is deleted, of a pod it is done with: its identity and node.
+
+    A done worker (:attr:`PodWorker.done`, never undone) with no timer pending is never run again nor
+    asked about its containers; all the kubelet still does for it is answer that it is done and, when the
+    pod goes, forget it. A finished Job's pods stay until the Job does, so keeping the whole worker
+    (its container runs, their last states, its timer and step lists: some 700 bytes) for each of them
+    is per-pod memory for the rest of the run; this stand-in is some 70 bytes."""
+
+    __slots__ = ("name", "namespace", "node", "uid")
+
+    done = True
+
+    def __init__(self, worker: PodWorker) -> None:
+        self.uid = worker.uid
+        self.namespace = worker.namespace
+        self.name = worker.name
+        self.node = worker.node
