@@ -252,3 +252,20 @@ def test_durations_and_program_times_are_whole_microseconds(tmp_path: Path) -> N
     refused = [t for t, what in steps(outcome, "clients") if what == "refused"]
     assert len(refused) == 30 and refused[-1] == 2.9
     assert times(outcome, "clients", "Connected") == [3.0]
+
+
+def test_a_hostname_answers_by_slice_then_first_sight_and_a_reindexed_endpoint_keeps_its_place() -> None:
+    server = DnsServer(Clock(), 0.0)
+    server.apply("ADDED", _slice("s1", [("10.0.0.1", "a", True)]))
+    server.apply("ADDED", _slice("s2", [("10.0.0.2", "a", True)]))
+    server.apply("MODIFIED", _slice("s1", [("10.0.0.1", "a", True), ("10.0.0.3", "a", True)]))
+    name = "a.svc.ns.svc.cluster.local"
+    assert server.answer(name) == ("10.0.0.1", "10.0.0.3", "10.0.0.2")
+    endpoints = _slice("s1", [("10.0.0.1", "a", True), ("10.0.0.3", "a", True)])["endpoints"]
+    endpoints[0]["addresses"] = ["10.0.0.9"]  # same pod (targetRef u-10.0.0.1), a new address
+    server.apply("MODIFIED", {**_slice("s1", []), "endpoints": endpoints})
+    assert server.answer(name) == ("10.0.0.9", "10.0.0.3", "10.0.0.2")
+    server.apply("MODIFIED", _slice("s1", [("10.0.0.3", "a", False)]))
+    assert server.answer(name) == ("10.0.0.2",)
+    server.apply("DELETED", _slice("s2", []))
+    assert server.answer(name) is None

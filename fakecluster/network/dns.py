@@ -64,8 +64,10 @@ class DnsServer:
         """(namespace, slice name) -> order of first sight."""
         self._slices: dict[int, tuple[str, list[Obj]]] = {}
         """slice seq -> (service FQDN, its endpoints in order)."""
-        self._hosts: dict[str, dict[int, dict[str, str]]] = {}
-        """hostname FQDN -> slice seq -> pod uid -> IP, of the ready endpoints with that hostname."""
+        self._hosts: dict[str, tuple[_HostEntry, ...]] = {}
+        """hostname FQDN -> (slice seq, pod uid, IP) of the ready endpoints with that hostname, by slice
+        seq, in the order each first came within a slice. A tuple, not nested dicts: a hostname is
+        nearly always one pod's, and two dicts per ready pod cost some 300 bytes for one entry."""
         self._services: dict[str, dict[int, None]] = {}
         """service FQDN -> the slices that hold its endpoints."""
         self._published: dict[str, None] = {}
@@ -120,7 +122,17 @@ class DnsServer:
         if not hostname or not addresses or not (endpoint.get("conditions") or {}).get("ready"):
             return
         fqdn = f"{hostname}.{service_fqdn}"
-        self._hosts.setdefault(fqdn, {}).setdefault(seq, {})[uid] = addresses[0]
+        entries = self._hosts.get(fqdn, ())
+        entry = (seq, uid, addresses[0])
+        for i, (known_seq, known_uid, _) in enumerate(entries):
+            if known_seq == seq and known_uid == uid:  # re-indexed: its place stays, its IP is the new one
+                self._hosts[fqdn] = (*entries[:i], entry, *entries[i + 1:])
+                break
+        else:  # last of its slice's entries
+            at = len(entries)
+            while at and entries[at - 1][0] > seq:
+                at -= 1
+            self._hosts[fqdn] = (*entries[:at], entry, *entries[at:])
         if uid not in self._published and (endpoint.get("targetRef") or {}).get("uid"):
             published.append((uid, fqdn, addresses[0]))
 
@@ -129,27 +141,33 @@ class DnsServer:
         if not hostname:
             return
         fqdn = f"{hostname}.{service_fqdn}"
-        by_slice = self._hosts.get(fqdn)
-        if by_slice is None or seq not in by_slice:
+        entries = self._hosts.get(fqdn)
+        if entries is None:
             return
-        by_slice[seq].pop(uid, None)
-        if not by_slice[seq]:
-            del by_slice[seq]
-            if not by_slice:
-                del self._hosts[fqdn]
+        kept = tuple(e for e in entries if e[0] != seq or e[1] != uid)
+        if len(kept) == len(entries):
+            return
+        if kept:
+            self._hosts[fqdn] = kept
+        else:
+            del self._hosts[fqdn]
 
     def answer(self, fqdn: str) -> Answer:
         """What the server answers now for ``fqdn``: the IPs, or ``None`` for NXDOMAIN."""
         self.queries += 1
-        by_slice = self._hosts.get(fqdn)
-        if by_slice:
-            return tuple(ip for seq in sorted(by_slice) for ip in by_slice[seq].values())
+        entries = self._hosts.get(fqdn)
+        if entries:
+            return tuple(ip for _, _, ip in entries)
         slices = self._services.get(fqdn)
         if slices:
             ips = tuple(e["addresses"][0] for seq in sorted(slices) for e in self._slices[seq][1]
                         if e.get("addresses") and (e.get("conditions") or {}).get("ready"))
             return ips or None
         return None
+
+
+_HostEntry = tuple[int, str, str]
+"""(slice seq, pod uid, IP): one ready endpoint behind a hostname record."""
 
 
 def _uid(endpoint: Obj, index: int) -> str:
