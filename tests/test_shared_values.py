@@ -203,3 +203,22 @@ def test_kubelet_timers_share_their_callback_and_step() -> None:
     steps: dict[object, object] = {}
     for t in timers:
         assert steps.setdefault(t.args[1], t.args[1]) is t.args[1]
+
+
+def test_a_pods_dns_name_is_one_string_for_the_network_and_its_record() -> None:
+    """The pod's network record and the hostname record of its ready endpoint hold one interned FQDN."""
+    from fakecluster.network.dns import pod_fqdn
+
+    name = pod_fqdn("h", "svc", "ns")
+    assert name == "h.svc.ns.svc.cluster.local"
+    assert pod_fqdn("h", "svc", "ns") is name
+    from fakecluster.clock import Clock
+    from fakecluster.network.dns import DnsServer
+
+    server = DnsServer(Clock(), 0.0)
+    server.apply("ADDED", {"metadata": {"name": "s", "namespace": "ns",
+                                        "labels": {"kubernetes.io/service-name": "svc"}},
+                           "endpoints": [{"addresses": ["10.0.0.1"], "hostname": "h",
+                                          "conditions": {"ready": True}, "targetRef": {"uid": "u"}}]})
+    assert next(iter(server._hosts)) is name
+

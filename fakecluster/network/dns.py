@@ -19,6 +19,7 @@ plus the concatenation of the few slices that hold the name.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -47,8 +48,11 @@ def qualify(name: str, namespace: str) -> str:
 
 
 def pod_fqdn(hostname: str, subdomain: str, namespace: str) -> str:
-    """The name the kubelet writes into the pod's ``/etc/hosts`` for itself (``hostname.subdomain``)."""
-    return f"{hostname}.{subdomain}.{namespace}.svc.{CLUSTER_DOMAIN}"
+    """The name the kubelet writes into the pod's ``/etc/hosts`` for itself (``hostname.subdomain``).
+
+    Interned, as the hostname record :meth:`DnsServer._index` keys is: the pod's network record and the
+    record of its ready endpoint (the subdomain is nearly always the Service) hold one string."""
+    return sys.intern(f"{hostname}.{subdomain}.{namespace}.svc.{CLUSTER_DOMAIN}")
 
 
 class DnsServer:
@@ -121,7 +125,7 @@ class DnsServer:
         addresses = endpoint.get("addresses")
         if not hostname or not addresses or not (endpoint.get("conditions") or {}).get("ready"):
             return
-        fqdn = f"{hostname}.{service_fqdn}"
+        fqdn = sys.intern(f"{hostname}.{service_fqdn}")  # the pod's own name too: see pod_fqdn
         entries = self._hosts.get(fqdn, ())
         entry = (seq, uid, addresses[0])
         for i, (known_seq, known_uid, _) in enumerate(entries):
