@@ -401,3 +401,22 @@ def test_fields_beside_the_shared_endpoints_are_still_schema_checked() -> None:
             cluster.client().update_donated(body)
         assert path in str(err.value), (change, str(err.value))
         assert cluster.server.get("EndpointSlice", NS, "manual") is first
+
+
+def test_a_pods_services_are_kept_in_the_order_they_listed_it_and_forgotten_with_it() -> None:
+    """The controller's pod -> Services index (one small tuple per listed pod) follows every change."""
+    cluster = make_cluster()
+    client = cluster.client()
+    client.create(service("one", selector={"app": "a"}))
+    client.create(service("two", selector={"app": "a"}))
+    uid = client.create(pod("p"))["metadata"]["uid"]
+    cluster.run(5)
+    index = cluster.endpoint_slice_controller._pod_services
+    assert index[uid] == ((NS, "one"), (NS, "two"))
+    client.delete("Service", NS, "one")
+    cluster.run(6)
+    assert index[uid] == ((NS, "two"),)
+    client.delete("Pod", NS, "p")
+    cluster.run(60)
+    assert uid not in index
+    assert [e["targetRef"]["name"] for s in slices(cluster, "two") for e in s.get("endpoints") or ()] == []

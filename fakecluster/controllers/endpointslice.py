@@ -179,8 +179,10 @@ class EndpointSliceController:
         self.controller = Controller(clock, COMPONENT, self._sync_service, latency=latency)
         self._services: dict[ServiceKey, _ServiceState] = {}
         self._by_namespace: dict[str, dict[str, _ServiceState]] = {}
-        self._pod_services: dict[str, list[ServiceKey]] = {}
-        """Pod uid -> the Services whose slices list it (so a pod change touches only those)."""
+        self._pod_services: dict[str, tuple[ServiceKey, ...]] = {}
+        """Pod uid -> the Services whose slices list it (so a pod change touches only those). Tuples,
+        replaced on change: a pod is nearly always in one Service, and a list per pod costs twice the
+        memory of a one-key tuple for as long as the pod is listed."""
         self.writes = 0
         self._client.watch("Service", self._on_service)
         self._client.watch("Pod", self._on_pod)
@@ -239,11 +241,7 @@ class EndpointSliceController:
         self._services.pop(key, None)
         self._by_namespace.get(key[0], {}).pop(key[1], None)
         for uid in state.endpoints:
-            listed = self._pod_services.get(uid)
-            if listed is not None and key in listed:
-                listed.remove(key)
-                if not listed:
-                    del self._pod_services[uid]
+            self._unlist(uid, key)
 
     def _on_pod(self, event: WatchEvent) -> None:
         pod = event.object
@@ -267,7 +265,7 @@ class EndpointSliceController:
                 key = (meta.get("namespace", ""), name)
                 if _selector_matches(state.selector, labels):
                     self._update_pod(key, state, pod)
-                elif listed and key in listed:
+                elif key in self._pod_services.get(uid, ()):
                     self._remove_endpoint(key, state, uid)
 
     def _on_slice(self, event: WatchEvent) -> None:
@@ -309,16 +307,23 @@ class EndpointSliceController:
         created = meta.get("creationTimestamp") or ""
         state.endpoints[uid] = _Endpoint(f"{created}\0{meta['name']}\0{uid}", wire)
         state.unplaced[uid] = None
-        self._pod_services.setdefault(uid, []).append(key)
+        self._pod_services[uid] = (*self._pod_services.get(uid, ()), key)
         self.controller.enqueue(key)
+
+    def _unlist(self, uid: str, key: ServiceKey) -> None:
+        """The pod ``uid`` is no longer in the Service ``key``'s slices (its first mention goes)."""
+        listed = self._pod_services.get(uid)
+        if listed is not None and key in listed:
+            at = listed.index(key)
+            kept = listed[:at] + listed[at + 1:]
+            if kept:
+                self._pod_services[uid] = kept
+            else:
+                del self._pod_services[uid]
 
     def _remove_endpoint(self, key: ServiceKey, state: _ServiceState, uid: str) -> None:
         endpoint = state.endpoints.pop(uid, None)
-        listed = self._pod_services.get(uid)
-        if listed is not None and key in listed:
-            listed.remove(key)
-            if not listed:
-                del self._pod_services[uid]
+        self._unlist(uid, key)
         if endpoint is None:
             return
         state.unplaced.pop(uid, None)
