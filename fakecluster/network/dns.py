@@ -126,17 +126,10 @@ class DnsServer:
         if not hostname or not addresses or not (endpoint.get("conditions") or {}).get("ready"):
             return
         fqdn = sys.intern(f"{hostname}.{service_fqdn}")  # the pod's own name too: see pod_fqdn
-        entries = self._hosts.get(fqdn, ())
         entry = (seq, uid, addresses[0])
-        for i, (known_seq, known_uid, _) in enumerate(entries):
-            if known_seq == seq and known_uid == uid:  # re-indexed: its place stays, its IP is the new one
-                self._hosts[fqdn] = (*entries[:i], entry, *entries[i + 1:])
-                break
-        else:  # last of its slice's entries
-            at = len(entries)
-            while at and entries[at - 1][0] > seq:
-                at -= 1
-            self._hosts[fqdn] = (*entries[:at], entry, *entries[at:])
+        entries = self._hosts.get(fqdn)
+        # Nearly always the pod's own name, indexed for the first time: one entry.
+        self._hosts[fqdn] = (entry,) if entries is None else _with_entry(entries, entry)
         if uid not in self._published and (endpoint.get("targetRef") or {}).get("uid"):
             published.append((uid, fqdn, addresses[0]))
 
@@ -147,6 +140,10 @@ class DnsServer:
         fqdn = f"{hostname}.{service_fqdn}"
         entries = self._hosts.get(fqdn)
         if entries is None:
+            return
+        if len(entries) == 1:  # the usual case: the pod's own name
+            if entries[0][0] == seq and entries[0][1] == uid:
+                del self._hosts[fqdn]
             return
         kept = tuple(e for e in entries if e[0] != seq or e[1] != uid)
         if len(kept) == len(entries):
@@ -172,6 +169,19 @@ class DnsServer:
 
 _HostEntry = tuple[int, str, str]
 """(slice seq, pod uid, IP): one ready endpoint behind a hostname record."""
+
+
+def _with_entry(entries: tuple[_HostEntry, ...], entry: _HostEntry) -> tuple[_HostEntry, ...]:
+    """``entries`` with ``entry`` in: in the place of the same (slice seq, uid), with its new IP, or else
+    last of its slice's entries, as a nested dict (seq -> uid -> IP) would order them."""
+    seq, uid, _ = entry
+    for i, (known_seq, known_uid, _) in enumerate(entries):
+        if known_seq == seq and known_uid == uid:
+            return (*entries[:i], entry, *entries[i + 1:])
+    at = len(entries)
+    while at and entries[at - 1][0] > seq:
+        at -= 1
+    return (*entries[:at], entry, *entries[at:])
 
 
 def _uid(endpoint: Obj, index: int) -> str:
