@@ -128,7 +128,9 @@ class Kubelet:
         """Every pod bound to one of the nodes until it is deleted; a done one as a :class:`FinishedPod`
         once nothing is pending for it (its last status written in :meth:`_fire`, or made terminal by
         another writer in :meth:`_on_pod`)."""
-        self._uids: dict[tuple[str, str], str] = {}
+        self._uids: dict[str, dict[str, str]] = {}
+        """namespace -> pod name -> uid of the pods in :attr:`_pods`: by namespace, not by a (namespace,
+        name) key, so the one key per pod is its name, not a tuple of some 64 bytes of its own."""
         self._by_node: dict[str, dict[str, None]] = {}
         """Worker uids per node, so a node event costs O(pods on that node)."""
         self._stopped_nodes: dict[str, list[tuple[list[Timer], Timer]]] = {}
@@ -159,7 +161,7 @@ class Kubelet:
     def fail_container(self, namespace: str, name: str, exit_code: int, container: str | None = None) -> None:
         """The scenario ``failPod`` action: the pod's running containers (or only ``container``) exit now
         with ``exit_code``; the restart policy then applies as for any other exit."""
-        worker = self._pods.get(self._uids.get((namespace, name), ""))
+        worker = self._pods.get(self._uids.get(namespace, {}).get(name, ""))
         if worker is None:
             raise ValueError(f"pod {namespace}/{name} is not running on any node")
         if isinstance(worker, FinishedPod) or worker.done or worker.terminating \
@@ -247,9 +249,9 @@ class Kubelet:
                 del self._pods[uid]
                 self.prober.forget(uid)
                 self._by_node.get(worker.node, {}).pop(uid, None)
-                key = (worker.namespace, worker.name)
-                if self._uids.get(key) == uid:
-                    del self._uids[key]
+                names = self._uids.get(worker.namespace, {})
+                if names.get(worker.name) == uid:
+                    del names[worker.name]
             return
         if worker is None:
             if pod["spec"].get("nodeName") and (pod.get("status") or {}).get("phase") not in TERMINAL_PHASES:
@@ -275,7 +277,7 @@ class Kubelet:
         jitters = draw_jitters(self._rng, timings)
         worker = PodWorker(pod, timings, jitters)
         self._pods[worker.uid] = worker
-        self._uids[(worker.namespace, worker.name)] = worker.uid
+        self._uids.setdefault(worker.namespace, {})[worker.name] = worker.uid
         self._by_node.setdefault(worker.node, {})[worker.uid] = None
         self.clock.call_soon(self._fire, worker, self._admit)
 
