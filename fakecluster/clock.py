@@ -25,7 +25,9 @@ EPOCH = datetime(2025, 1, 1, tzinfo=UTC)
 
 
 class Timer:
-    """Handle to a scheduled callback; ``cancel()`` makes the loop skip it."""
+    """Handle to a scheduled callback; ``cancel()`` makes the loop skip it. ``cancelled`` is also set
+    when the callback runs, so a timer that is not ``cancelled`` is one still to run (what the kubelet's
+    :meth:`~fakecluster.kubelet.kubelet.Kubelet.stop_node` saves for the node's restart)."""
 
     __slots__ = ("args", "callback", "cancelled", "when")
 
@@ -132,6 +134,7 @@ class Clock:
                 if self.on_advance is not None:
                     self.on_advance(when)
             self.events_run += 1
+            timer.cancelled = True  # it has run: it cannot run again (a saved copy must not either)
             timer.callback(*timer.args)
             if self._stopped:
                 return bool(heap)
@@ -206,6 +209,7 @@ class TieShufflingClock(Clock):
                     self.on_advance(when)
             self._generation = key >> shift
             self.events_run += 1
+            timer.cancelled = True  # it has run: it cannot run again (a saved copy must not either)
             timer.callback(*timer.args)
             if self._stopped:
                 return bool(heap)

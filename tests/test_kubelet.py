@@ -668,3 +668,40 @@ def test_exit_per_run_changes_between_container_restarts() -> None:
     # Run 1 exits 1 at 5 s and restarts at once; run 2 exits 0 after 30 s: the pod succeeds at 35 s.
     assert rec.first("p", phase_is("Succeeded")) == 35.0
     assert cstatus(status_of(cluster))["restartCount"] == 1
+
+
+def test_a_recovered_node_runs_only_the_steps_still_due(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``stop_node`` saves the pod workers' timers for ``start_node``: only those still to run. A timer
+    that had fired before the failure (the pod's pull, long done at 60 s) must not run again when the
+    kubelet comes back at 180 s; before the fix, ``_advance_init`` ran a second time then."""
+    from pathlib import Path
+
+    from fakecluster.kubelet import kubelet as kubelet_module
+    from fakecluster.scenario.runner import run_scenario
+
+    fired: list[tuple[float, str, str]] = []
+    original = kubelet_module.Kubelet._fire
+
+    def spy(self: Any, worker: Any, step: Any, *args: Any) -> None:
+        fired.append((self.clock.now, worker.name, getattr(step, "__name__", str(step))))
+        original(self, worker, step, *args)
+
+    monkeypatch.setattr(kubelet_module.Kubelet, "_fire", spy)
+    root = Path(__file__).resolve().parents[1]
+    path = root / "scenarios/node-failure/node-recovers-before-eviction-pods-kept.yaml"
+    assert run_scenario(path).passed
+    before = {(name, step) for when, name, step in fired if when < 60}
+    at_recovery = [(name, step) for when, name, step in fired if when == 180]
+    assert at_recovery, "the recovered pod resyncs"
+    assert not [s for s in at_recovery if s in before and s[1] != "_resync"], at_recovery
+
+
+def test_a_timer_that_ran_reads_as_cancelled() -> None:
+    from fakecluster.clock import Clock
+
+    clock = Clock()
+    ran: list[int] = []
+    first = clock.call_at(1.0, ran.append, 1)
+    second = clock.call_at(2.0, ran.append, 2)
+    clock.run(1.5)
+    assert ran == [1] and first.cancelled and not second.cancelled

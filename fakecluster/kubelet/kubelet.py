@@ -185,7 +185,8 @@ class Kubelet:
 
     def stop_node(self, node_name: str) -> None:
         """The node's kubelet dies: every pod on it freezes where it is. Pending timers are cancelled (and
-        kept for :meth:`start_node`), nothing on the node writes pod status or deletes a pod any more, so
+        kept for :meth:`start_node`; a timer that already ran reads as cancelled, so no past step runs
+        twice after the restart), nothing on the node writes pod status or deletes a pod any more, so
         a graceful deletion is never completed here: the pod stays ``Terminating`` until something else
         (PodGC, a force delete) removes it. Pods bound to the node later are never admitted."""
         if node_name in self._stopped_nodes:
