@@ -19,13 +19,14 @@ def _pod(name: str) -> Obj:
     }
 
 
-def _run_two_pods() -> tuple[Cluster, Obj, Obj]:
+def _run_two_pods(until: float = 100) -> tuple[Cluster, Obj, Obj]:
+    """Pods ``a`` and ``b`` on one node, run to ``until`` (at 100 s both have finished)."""
     cluster = Cluster(seed=0, config=ClusterConfig(nodes=[NodePool("node")],
                                                    behaviour=lambda _pod: PodTimings(pull=1)))
     client = cluster.client()
     client.create(_pod("a"))
     client.create(_pod("b"))
-    cluster.run(100)
+    cluster.run(until)
     return cluster, client.get("Pod", "default", "a"), client.get("Pod", "default", "b")
 
 
@@ -190,12 +191,7 @@ def test_a_finished_pods_worker_is_a_small_stand_in() -> None:
 def test_kubelet_timers_share_their_callback_and_step() -> None:
     """Each timer a running pod's worker has set (fired ones stay in its lists until it stops) holds the
     kubelet's one bound ``_fire`` and one bound method per step, not new equal ones of its own."""
-    cluster = Cluster(seed=0, config=ClusterConfig(nodes=[NodePool("node")],
-                                                   behaviour=lambda _pod: PodTimings(pull=1)))
-    client = cluster.client()
-    client.create(_pod("a"))
-    client.create(_pod("b"))
-    cluster.run(3)
+    cluster, _, _ = _run_two_pods(until=3)
     workers = list(cluster.kubelet._pods.values())
     timers = [t for w in workers for t in (*w.timers, *(t for c in w.containers for t in c.timers))]  # type: ignore[union-attr]
     assert len(timers) >= 4

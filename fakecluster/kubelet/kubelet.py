@@ -143,7 +143,8 @@ class Kubelet:
         self._fire_later: Callable[..., None] = self._fire
         """:meth:`_fire` bound once, for the timers :meth:`_after` sets: every timer holds its callback
         and args, and a pod's fired timers stay in its lists until it stops (:meth:`stop_node` reads
-        them), so a bound-method object per timer would be some 200 bytes per running pod."""
+        the lists, passing over the timers that ran), so a bound-method object per timer would be some
+        200 bytes per running pod."""
         self._steps: dict[Step, Step] = {}
         """The steps :meth:`_after` has set timers for, each its own key: ``self._pulled`` makes a new,
         equal bound method at every use, and the timer keeps it; this keeps one of each."""
