@@ -196,7 +196,7 @@ def parse_bounded_yaml(text: str) -> tuple[yaml.Node | None, Any]:
     of the time a scenario suite spends reading); if that fails in any way, the document is read again
     by PyYAML's own, whose error is the one reported.
     """
-    if _CParser is not None and not _NON_PRINTABLE.search(text):
+    if _libyaml_reads(text):
         try:
             return _parse(_BoundedCLoader(text), text)
         except (YamlProblem, yaml.YAMLError, ValueError):
@@ -210,6 +210,12 @@ def parse_bounded_yaml(text: str) -> tuple[yaml.Node | None, Any]:
 
 _NON_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
 """The characters PyYAML's reader refuses (``Reader.check_printable``): a text holding one is left to it."""
+
+
+def _libyaml_reads(text: str) -> bool:
+    """Whether ``text`` may go to libyaml: it is there, and no character in it is one PyYAML's own reader
+    refuses (that reader's error is the one to report)."""
+    return _CParser is not None and not _NON_PRINTABLE.search(text)
 
 
 def _parse(loader: Any, text: str) -> tuple[yaml.Node | None, Any]:
@@ -254,7 +260,7 @@ def manifest_kind_of(text: str) -> str | object | None:
     needs more than the events to be sure: no libyaml, an unprintable character, a parse error, an
     alias, a tag, a merge key, a complex key at the top level, nesting near the bound. With a second
     document, or more nodes than the bound, it is None, as the full parse would be refused."""
-    if _CParser is None or _NON_PRINTABLE.search(text):
+    if not _libyaml_reads(text):
         return UNDECIDED
     parser = _CParser(text)
     try:
