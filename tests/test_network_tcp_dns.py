@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from fakecluster.api.watch import WatchEvent
 from fakecluster.clock import Clock
 from fakecluster.network.config import DnsConfig
 from fakecluster.network.dns import DnsCache, DnsServer, Resolver, qualify
@@ -62,11 +63,7 @@ def test_propagation_delays_what_the_server_answers() -> None:
     clock = Clock()
     server = DnsServer(clock, 2.0)
 
-    class Event:
-        type = "ADDED"
-        object = _slice("s1", [("10.0.0.1", "a", True)])
-
-    server.watch(Event())  # type: ignore[arg-type]
+    server.watch(WatchEvent("ADDED", "EndpointSlice", _slice("s1", [("10.0.0.1", "a", True)]), None))
     clock.run(1.999)
     assert server.answer("a.svc.ns.svc.cluster.local") is None
     clock.run(2.0)
@@ -269,3 +266,22 @@ def test_a_hostname_answers_by_slice_then_first_sight_and_a_reindexed_endpoint_k
     assert server.answer(name) == ("10.0.0.2",)
     server.apply("DELETED", _slice("s2", []))
     assert server.answer(name) is None
+
+
+def test_the_watch_events_count_of_shared_endpoints_is_used_only_against_the_version_taken_in_last() -> None:
+    """A slice update whose event says which endpoints at each end are the old version's very objects is
+    re-indexed in the middle only; a count given against another version than the one the server took in
+    last is not trusted (the lists are compared), so the records are right either way."""
+    server = DnsServer(Clock(), 0.0)
+    first = _slice("s1", [("10.0.0.1", "a", True), ("10.0.0.2", "b", True), ("10.0.0.3", "c", True)])
+    server.apply("ADDED", first)
+    ends = first["endpoints"]
+    moved = _slice("x", [("10.0.0.9", "b", True)])["endpoints"][0]
+    second = {**first, "endpoints": [ends[0], moved, ends[2]]}
+    server.apply("MODIFIED", second, first, (1, 1))
+    assert server.answer("b.svc.ns.svc.cluster.local") == ("10.0.0.9",)
+    # A wrong count against a stale version: ignored, the lists are compared.
+    third = {**second, "endpoints": [ends[0], ends[2]]}
+    server.apply("MODIFIED", third, first, (3, 0))
+    assert server.answer("b.svc.ns.svc.cluster.local") is None
+    assert server.answer("svc.ns.svc.cluster.local") == ("10.0.0.1", "10.0.0.3")

@@ -20,3 +20,7 @@ class WatchEvent:
     kind: str
     object: Obj
     old: Obj | None
+    shared_items: tuple[int, int] | None = None
+    """For a kind with item lists (an EndpointSlice's ``endpoints``), when the server knows it: how many
+    leading and trailing items of the first item list are ``old``'s very objects (what changed is the
+    middle), so a watcher that indexes the items need not compare the lists itself."""

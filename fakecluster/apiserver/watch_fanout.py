@@ -35,13 +35,14 @@ class WatchFanOut:
             self._watchers.setdefault(kind, []).append(handler)
         self._targets.clear()
 
-    def notify(self, etype: str, kind: str, obj: Obj, old: Obj | None) -> None:
+    def notify(self, etype: str, kind: str, obj: Obj, old: Obj | None,
+               shared_items: tuple[int, int] | None = None) -> None:
         targets = self._targets.get(kind)
         if targets is None:
             targets = self._targets[kind] = (*self._watchers.get(kind, ()), *self._all_watchers)
         if not targets:
             return
-        event = WatchEvent(etype, kind, obj, old)
+        event = WatchEvent(etype, kind, obj, old, shared_items)
         if self._snapshots is not None:
             self._snapshots.handed(obj)
             self._snapshots.handed(old)

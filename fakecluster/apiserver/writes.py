@@ -25,6 +25,7 @@ from fakecluster.api import errors
 from fakecluster.api.errors import ApiError, FieldError
 from fakecluster.api.objects import Obj, clone, merge_patch
 from fakecluster.apiserver.admission import AdmissionChain
+from fakecluster.apiserver.item_updates import keep_fixed_metadata, short_update
 from fakecluster.apiserver.metadata_checks import (
     MAX_GRACE_PERIOD_SECONDS,
     check_delete_options,
@@ -263,6 +264,10 @@ class WritePath:
         old = self._storage.objects[kind].get(key)
         if old is None:
             raise errors.NotFound(rtype.plural, rtype.group, name)
+        if donate and subresource is None and rtype.item_lists:
+            short = short_update(rtype, obj, old, kind in self._admission.hooks)
+            if short is not None:
+                return self._store_short(kind, key, old, short)
         rv = meta_in.get("resourceVersion")
         if rv:
             if rv != old["metadata"]["resourceVersion"]:
@@ -304,18 +309,7 @@ class WritePath:
             new["apiVersion"] = old["apiVersion"]
             new["metadata"] = new_meta = dict(new.get("metadata") or {})
             check_metadata_types(new_meta, old["metadata"])  # before anything (webhooks too) reads it
-            for fixed in (
-                "uid",
-                "creationTimestamp",
-                "namespace",
-                "generation",
-                "deletionTimestamp",
-                "deletionGracePeriodSeconds",
-            ):
-                if fixed in old["metadata"]:
-                    new_meta[fixed] = old["metadata"][fixed]
-                else:
-                    new_meta.pop(fixed, None)
+            keep_fixed_metadata(new_meta, old["metadata"])
             if rtype.status_subresource:
                 if "status" in old:
                     new["status"] = old["status"]
@@ -377,6 +371,19 @@ class WritePath:
         if rtype.stored_valid and subresource != "status":
             self._storage.valid_specs[(kind, key)] = new.get("spec")  # validated above (or kept from `old`)
         self._fanout.notify("MODIFIED", kind, new, old)
+        return new
+
+    def _store_short(self, kind: str, key: Key, old: Obj, short: tuple[Obj, int, int]) -> Obj:
+        """The end of an update that took the short way (:mod:`~fakecluster.apiserver.item_updates`): as
+        the generic path's end, with the shared items in the watch event."""
+        new, head, tail = short
+        if new == old:
+            if self._snapshots is not None:
+                self._snapshots.handed(old)
+            return old
+        new["metadata"]["resourceVersion"] = self._next_rv()
+        self._put(kind, key, new, old)
+        self._fanout.notify("MODIFIED", kind, new, old, shared_items=(head, tail))
         return new
 
     def _generation_changed(self, rtype: ResourceType, new: Obj, old: Obj) -> bool:

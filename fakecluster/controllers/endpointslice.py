@@ -45,6 +45,7 @@ import random
 from bisect import bisect_left
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from fakecluster.api.errors import ApiError, NotFound
@@ -116,8 +117,14 @@ class _ServiceState:
     """Slices to write at the next sync, by ``id`` (insertion-ordered: deterministic)."""
     unplaced: dict[str, None] = field(default_factory=dict)
     """Pod uids with an endpoint not yet put into a slice."""
+    full_prefix: int = 0
+    """How many leading :attr:`slices` are known to be full: a new endpoint's slice is looked for after
+    them (a full slice never takes one). Reset whenever a slice loses an endpoint or goes."""
     doomed: list[_Slice] = field(default_factory=list)
     """Emptied stored slices to delete at the next sync."""
+    no_ports: list[Obj] = field(default_factory=list)
+    """The ``ports`` of an empty slice. Like :attr:`ports`, handed to every write and never changed, so
+    each version holds the stored one's very list and the API server need not check it again."""
     meta_parts: tuple[dict[str, str], list[Obj]] | None = None
     """The slices' labels and owner references, built once and shared by every write (never changed):
     the API server then sees the very objects it stored and skips re-checking them."""
@@ -165,7 +172,10 @@ def pod_endpoint(pod: Obj, service_name: str, publish_not_ready: bool) -> Obj | 
 
 
 def _selector_matches(selector: tuple[tuple[str, str], ...], labels: dict[str, str]) -> bool:
-    return all(labels.get(k) == v for k, v in selector)
+    for k, v in selector:  # noqa: SIM110 -- per pod event: 55 ns, against 175 ns for all() over a generator
+        if labels.get(k) != v:
+            return False
+    return True
 
 
 class EndpointSliceController:
@@ -258,6 +268,8 @@ class EndpointSliceController:
                 and meta.get("deletionTimestamp") == old["metadata"].get("deletionTimestamp") \
                 and meta.get("labels") is old["metadata"].get("labels"):
             return  # nothing an endpoint is made of changed (copy-on-write store: same objects)
+        if listed is None and not (pod.get("status") or {}).get("podIP"):
+            return  # in no slice, and without an IP in none to come (ShouldPodBeInEndpoints)
         services = self._by_namespace.get(meta.get("namespace", ""))
         if services:
             labels = meta.get("labels") or {}
@@ -328,6 +340,7 @@ class EndpointSliceController:
             return
         state.unplaced.pop(uid, None)
         if endpoint.slice is not None:
+            state.full_prefix = 0
             endpoint.slice.members.pop(uid, None)
             at = endpoint.slice.position(endpoint)
             del endpoint.slice.order[at]
@@ -364,10 +377,15 @@ class EndpointSliceController:
         # By (timestamp, name) only: pods that tie there keep the order they came in (a stable sort).
         pending = sorted(state.unplaced, key=lambda uid: state.endpoints[uid].key.rpartition("\0")[0])
         state.unplaced.clear()
+        slices = state.slices
         for uid in pending:
             target = None
             best = MAX_ENDPOINTS_PER_SLICE
-            for s in state.slices:
+            start = state.full_prefix
+            while start < len(slices) and len(slices[start].members) >= MAX_ENDPOINTS_PER_SLICE:
+                start += 1
+            state.full_prefix = start
+            for s in islice(slices, start, None):
                 room = MAX_ENDPOINTS_PER_SLICE - (len(s.members) + 1)
                 if 0 <= room < best:
                     best, target = room, s
@@ -389,6 +407,7 @@ class EndpointSliceController:
         Only a slice changed since the last sync can have become empty."""
         for s in [s for s in state.dirty.values() if not s.members]:
             if len(state.slices) > 1:
+                state.full_prefix = 0
                 state.slices.remove(s)
                 state.dirty.pop(id(s), None)
                 if s.stored:
@@ -418,7 +437,7 @@ class EndpointSliceController:
             },
             "addressType": "IPv4",
             "endpoints": wires,
-            "ports": list(state.ports) if wires else [],
+            "ports": state.ports if wires else state.no_ports,
         }
         try:
             # Built afresh for this write from endpoint dicts that are never changed once built (a change

@@ -80,13 +80,17 @@ class DnsServer:
     def watch(self, event: WatchEvent) -> None:
         """The EndpointSlice watch; applied ``propagation`` later (at once for 0)."""
         if self._propagation > 0:
-            self._clock.call_later(self._propagation, self.apply, event.type, event.object)
+            self._clock.call_later(self._propagation, self.apply, event.type, event.object, event.old,
+                                   event.shared_items)
         else:
-            self.apply(event.type, event.object)
+            self.apply(event.type, event.object, event.old, event.shared_items)
 
-    def apply(self, etype: str, slice_obj: Obj) -> None:
+    def apply(self, etype: str, slice_obj: Obj, old: Obj | None = None,
+              shared: tuple[int, int] | None = None) -> None:
         """Take in one slice version. Incremental: endpoint objects are shared between versions of a
-        slice unless they changed, so only the changed ones are re-indexed."""
+        slice unless they changed, so only the changed ones are re-indexed. ``shared``: the watch
+        event's count of leading and trailing endpoints that are ``old``'s very objects; used when
+        ``old`` is the version taken in last, else the lists are compared here."""
         meta = slice_obj["metadata"]
         namespace = meta.get("namespace", "")
         key = (namespace, meta["name"])
@@ -100,7 +104,11 @@ class DnsServer:
         endpoints: list[Obj] = [] if etype == "DELETED" or not service else slice_obj.get("endpoints") or []
         # A new slice version shares every unchanged endpoint object with the previous one, and a change
         # is usually one endpoint added, removed or replaced: skip the common head and tail by identity.
-        lo, same_tail = shared_ends(old_list, endpoints)
+        if shared is not None and old is not None and old.get("endpoints") is old_list \
+                and slice_obj.get("endpoints") is endpoints:
+            lo, same_tail = shared
+        else:
+            lo, same_tail = shared_ends(old_list, endpoints)
         old_end, new_end = len(old_list) - same_tail, len(endpoints) - same_tail
         for i in range(lo, old_end):
             self._unindex(seq, _uid(old_list[i], i), old_list[i], service_fqdn)

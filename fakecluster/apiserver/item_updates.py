@@ -1,0 +1,130 @@
+"""The short way through an update of a kind with :attr:`~fakecluster.apiserver.resources.ResourceType.
+item_lists` (an EndpointSlice: a write changes one endpoint of up to 100 and shares the rest with the
+stored version).
+
+The generic update (``store.go``'s ``Update``: decode, admission, strategy, validation, compare, store)
+does the same steps for every kind; for such a write most of them find nothing to do. This module
+decides, from a few identity and type checks, that the write is one of those: the body is the stored
+object again except for items of its item lists and string fields equal to the stored ones. Then it
+builds the new version exactly as the generic path would, and checks the schema of only the items that
+are not the stored version's very objects, each with the item's own model (the full model checks each
+item on its own: no constraint spans items, see ``item_lists``).
+
+Anything else (a changed label, a new field, a field removed, an item the schema refuses, a pending
+deletion, an admission hook or a strategy of the kind's own) answers ``None`` and the write takes the
+generic path, which then gives the answer and the error message it always gives:
+``tests/test_item_updates.py`` plays random bodies through both and compares.
+"""
+
+from __future__ import annotations
+
+import types
+from functools import cache
+from typing import Any, Union, get_args, get_origin
+
+from pydantic import BaseModel
+
+from fakecluster.api.objects import Obj, shared_ends
+from fakecluster.api.validation import validate_model
+from fakecluster.apiserver.resources import ResourceType, Strategy
+
+FIXED_METADATA = ("uid", "creationTimestamp", "namespace", "generation", "deletionTimestamp",
+                  "deletionGracePeriodSeconds")
+"""Metadata an update never changes: the stored version's values are kept (``rest.BeforeUpdate``)."""
+
+_SAME_OR_EQUAL_STRING = ("name", "namespace", "generateName", "resourceVersion", "uid")
+"""Metadata fields the short way accepts when equal to the stored ones: strings, checked by value."""
+_SAME_OBJECT = ("labels", "annotations", "ownerReferences", "finalizers")
+"""Metadata fields the short way accepts when they are the stored version's very objects."""
+_ABSENT = object()
+
+
+def keep_fixed_metadata(new_meta: Obj, old_meta: Obj) -> None:
+    """Put the stored version's :data:`FIXED_METADATA` into ``new_meta`` (and drop what it lacks)."""
+    for fixed in FIXED_METADATA:
+        if fixed in old_meta:
+            new_meta[fixed] = old_meta[fixed]
+        else:
+            new_meta.pop(fixed, None)
+
+
+@cache
+def item_model(model: type[BaseModel], field: str) -> type[BaseModel] | None:
+    """The model of one item of ``model``'s list field ``field`` (``Endpoint`` for an EndpointSlice's
+    ``endpoints``), or None when the field is not a list of models."""
+    info = model.model_fields.get(field)
+    if info is None:
+        for candidate in model.model_fields.values():
+            if candidate.alias == field:
+                info = candidate
+                break
+    if info is None:
+        return None
+    annotation: Any = info.annotation
+    if get_origin(annotation) in (Union, types.UnionType):
+        lists = [a for a in get_args(annotation) if a is not type(None)]
+        if len(lists) != 1:
+            return None
+        annotation = lists[0]
+    if get_origin(annotation) is not list:
+        return None
+    (item,) = get_args(annotation)
+    return item if isinstance(item, type) and issubclass(item, BaseModel) else None
+
+
+def short_update(rtype: ResourceType, obj: Obj, old: Obj, has_hooks: bool) -> tuple[Obj, int, int] | None:
+    """For a donated update of ``old`` to ``obj``: the new version (its ``resourceVersion`` still the
+    stored one), with how many leading and trailing items of the first item list it shares with ``old``
+    by identity; or None when the write must take the generic path."""
+    if (has_hooks or rtype.status_subresource or rtype.generation != "none" or rtype.stored_valid
+            or type(rtype.strategy) is not Strategy or rtype.model is None):
+        return None
+    old_meta = old["metadata"]
+    if "deletionTimestamp" in old_meta:
+        return None
+    meta_in = obj.get("metadata")
+    if type(meta_in) is not dict:
+        return None
+    for key, value in meta_in.items():
+        stored = old_meta.get(key, _ABSENT)
+        if key in _SAME_OBJECT:
+            if value is not stored:
+                return None
+        elif key not in _SAME_OR_EQUAL_STRING or type(value) is not str or value != stored:
+            return None
+    for key in _SAME_OBJECT:
+        if key in old_meta and key not in meta_in:
+            return None
+    if len(obj) != len(old):
+        return None
+    item_lists = rtype.item_lists
+    shared: tuple[int, int] | None = None
+    for key, value in obj.items():
+        stored = old.get(key, _ABSENT)
+        if key in item_lists:
+            if type(value) is not list or type(stored) is not list:
+                if value is stored:
+                    continue
+                return None
+            head, tail = shared_ends(stored, value)
+            if head + tail < len(value):
+                model = item_model(rtype.model, key)
+                if model is None:
+                    return None
+                for item in value[head:len(value) - tail]:
+                    if type(item) is not dict or validate_model(model, item)[1]:
+                        return None
+            if key == item_lists[0]:
+                shared = (head, tail)
+        elif key in ("metadata", "apiVersion") or value is stored:
+            continue  # apiVersion: the stored one is kept, as the generic path does
+        elif type(value) is not str or type(stored) is not str or value != stored:
+            return None
+    if shared is None:
+        return None
+    new = dict(obj)
+    new["apiVersion"] = old["apiVersion"]
+    new["metadata"] = new_meta = dict(meta_in)
+    keep_fixed_metadata(new_meta, old_meta)
+    new_meta["resourceVersion"] = old_meta["resourceVersion"]
+    return new, *shared

@@ -1,0 +1,203 @@
+"""The short way through a donated EndpointSlice update (:mod:`fakecluster.apiserver.item_updates`) gives
+exactly what the generic update gives: the same answer or the same error, the same stored version and the
+same watch events, for random bodies made from a stored slice (items shared, new, invalid; fields equal,
+changed, added, removed; metadata kept, changed, conflicting)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fakecluster.api.errors import ApiError
+from fakecluster.api.objects import Obj
+from fakecluster.api.watch import WatchEvent
+from fakecluster.apiserver import item_updates, writes
+from fakecluster.cluster import Cluster
+
+NS = "default"
+
+
+def _endpoint(i: int) -> Obj:
+    return {"addresses": [f"10.0.0.{i}"], "conditions": {"ready": True, "serving": i % 2 == 0},
+            "targetRef": {"kind": "Pod", "namespace": NS, "name": f"p{i}", "uid": f"u{i}"}}
+
+
+BAD_ITEMS: list[Any] = [
+    {"addresses": "10.0.0.7"},
+    {"addresses": ["10.0.0.7"], "conditions": {"ready": "yes"}},
+    {"addresses": ["10.0.0.7"], "nope": 1},
+    {"conditions": {"ready": True}},
+    "not an endpoint",
+    None,
+]
+
+
+def _stored(cluster: Cluster, count: int, with_meta: bool) -> Obj:
+    meta: Obj = {"name": "s", "generateName": "svc-", "namespace": NS}
+    if with_meta:
+        meta["labels"] = {"kubernetes.io/service-name": "svc"}
+        meta["ownerReferences"] = [{"apiVersion": "v1", "kind": "Service", "name": "svc", "uid": "x",
+                                    "controller": True}]
+    return cluster.client().create_donated({
+        "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice", "metadata": meta,
+        "addressType": "IPv4", "endpoints": [_endpoint(i) for i in range(count)],
+        "ports": [{"name": "", "port": 80, "protocol": "TCP"}]})
+
+
+@st.composite
+def _plans(draw: st.DrawFn) -> dict[str, Any]:
+    count = draw(st.integers(0, 5))
+    items = draw(st.lists(st.one_of(
+        st.tuples(st.just("shared"), st.integers(0, 4)),
+        st.tuples(st.just("new"), st.integers(10, 20)),
+        st.tuples(st.just("bad"), st.integers(0, len(BAD_ITEMS) - 1)),
+    ), max_size=7))
+    return {
+        "count": count,
+        "with_meta": draw(st.booleans()),
+        "items": items,
+        "endpoints_value": draw(st.sampled_from(["list", "list", "list", "same", "none", "string"])),
+        "field": draw(st.sampled_from(["keep", "keep", "keep", "addressType-equal", "addressType-bad",
+                                        "addressType-FQDN", "ports-equal", "ports-bad", "unknown",
+                                        "drop-ports", "drop-addressType", "apiVersion", "status"])),
+        "meta": draw(st.sampled_from(["keep", "keep", "keep", "rv-same", "rv-other", "uid-same", "uid-other",
+                                       "labels-equal", "labels-new", "annotation", "generateName",
+                                       "name-copy", "no-namespace", "creationTimestamp", "finalizers",
+                                       "drop-labels", "not-a-dict"])),
+    }
+
+
+def _body(first: Obj, plan: dict[str, Any]) -> Obj:
+    shared = first["endpoints"]
+    endpoints: list[Any] = []
+    for what, n in plan["items"]:
+        if what == "shared":
+            if shared:
+                endpoints.append(shared[n % len(shared)])
+        elif what == "new":
+            endpoints.append(_endpoint(n))
+        else:
+            endpoints.append(BAD_ITEMS[n])
+    body: Obj = {k: v for k, v in first.items() if k != "metadata"}
+    body = {"apiVersion": first["apiVersion"], "kind": first["kind"], "metadata": {}, **body}
+    value = {"list": endpoints, "same": shared, "none": None, "string": "x"}[plan["endpoints_value"]]
+    body["endpoints"] = value
+    field = plan["field"]
+    if field == "addressType-equal":
+        body["addressType"] = "".join(["IP", "v4"])
+    elif field == "addressType-bad":
+        body["addressType"] = "IPv5"
+    elif field == "addressType-FQDN":
+        body["addressType"] = "FQDN"
+    elif field == "ports-equal":
+        body["ports"] = [dict(p) for p in first["ports"]]
+    elif field == "ports-bad":
+        body["ports"] = [{"port": "80"}]
+    elif field == "unknown":
+        body["extra"] = 1
+    elif field == "drop-ports":
+        del body["ports"]
+    elif field == "drop-addressType":
+        del body["addressType"]
+    elif field == "apiVersion":
+        body["apiVersion"] = "discovery.k8s.io/v1beta1"
+    elif field == "status":
+        body["status"] = {}
+    stored_meta = first["metadata"]
+    meta: Obj = {k: stored_meta[k] for k in ("name", "generateName", "namespace", "labels", "ownerReferences")
+                 if k in stored_meta}
+    change = plan["meta"]
+    if change == "rv-same":
+        meta["resourceVersion"] = stored_meta["resourceVersion"]
+    elif change == "rv-other":
+        meta["resourceVersion"] = "999"
+    elif change == "uid-same":
+        meta["uid"] = stored_meta["uid"]
+    elif change == "uid-other":
+        meta["uid"] = "other"
+    elif change == "labels-equal" and "labels" in meta:
+        meta["labels"] = dict(meta["labels"])
+    elif change == "labels-new":
+        meta["labels"] = {"team": "ml"}
+    elif change == "annotation":
+        meta["annotations"] = {"a": "b"}
+    elif change == "generateName":
+        meta["generateName"] = "other-"
+    elif change == "name-copy":
+        meta["name"] = "".join(["", "s"])
+    elif change == "no-namespace":
+        del meta["namespace"]
+    elif change == "creationTimestamp":
+        meta["creationTimestamp"] = "2020-01-01T00:00:00Z"
+    elif change == "finalizers":
+        meta["finalizers"] = ["example.com/keep"]
+    elif change == "drop-labels":
+        meta.pop("labels", None)
+    body["metadata"] = "oops" if change == "not-a-dict" else meta
+    return body
+
+
+def _play(plan: dict[str, Any], short: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
+    cluster = Cluster(seed=0)
+    first = _stored(cluster, plan["count"], plan["with_meta"])
+    seen: list[WatchEvent] = []
+    cluster.client().watch("EndpointSlice", seen.append)
+    taken: list[bool] = []
+    real = item_updates.short_update
+
+    def spy(*args: Any) -> Any:
+        result = real(*args) if short else None
+        taken.append(result is not None)
+        return result
+
+    with monkeypatch.context() as patch:
+        patch.setattr(writes, "short_update", spy)
+        try:
+            answer: Any = cluster.client().update_donated(_body(first, plan))
+        except ApiError as err:
+            answer = (type(err).__name__, str(err))
+    stored = cluster.server.get("EndpointSlice", NS, "s")
+    events = [(e.type, e.object) for e in seen]
+    return answer, stored, events, cluster.server.writes, any(taken)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(_plans())
+def test_the_short_way_answers_stores_and_notifies_as_the_generic_update(plan: dict[str, Any]) -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        *short, _ = _play(plan, True, monkeypatch)
+        *generic, _ = _play(plan, False, monkeypatch)
+    assert short == generic
+
+
+def test_the_common_slice_write_takes_the_short_way_and_tells_watchers_what_it_shares() -> None:
+    """One endpoint replaced among shared ones: the short way is taken (so the property above compares
+    something), the watch event says how many endpoints at each end are the old version's."""
+    plan = {"count": 5, "with_meta": True, "items": [("shared", 0), ("shared", 1), ("new", 12), ("shared", 3),
+                                                     ("shared", 4)],
+            "endpoints_value": "list", "field": "keep", "meta": "keep"}
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        answer, _, _, _, taken = _play(plan, True, monkeypatch)
+    assert taken
+    assert isinstance(answer, dict) and answer["endpoints"][2]["addresses"] == ["10.0.0.12"]
+    cluster = Cluster(seed=0)
+    first = _stored(cluster, 5, True)
+    seen: list[WatchEvent] = []
+    cluster.client().watch("EndpointSlice", seen.append)
+    cluster.client().update_donated(_body(first, plan))
+    assert [e.shared_items for e in seen] == [(2, 2)]
+
+
+def test_shares_of_the_generic_path_are_not_claimed() -> None:
+    """A write the short way leaves to the generic update carries no shared-items count."""
+    cluster = Cluster(seed=0)
+    first = _stored(cluster, 3, True)
+    seen: list[WatchEvent] = []
+    cluster.client().watch("EndpointSlice", seen.append)
+    body = _body(first, {"count": 3, "with_meta": True, "items": [("shared", 0), ("new", 11)],
+                         "endpoints_value": "list", "field": "keep", "meta": "labels-new"})
+    cluster.client().update_donated(body)
+    assert [e.shared_items for e in seen] == [None]
