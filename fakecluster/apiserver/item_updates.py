@@ -36,6 +36,7 @@ _SAME_OR_EQUAL_STRING = ("name", "namespace", "generateName", "resourceVersion",
 """Metadata fields the short way accepts when equal to the stored ones: strings, checked by value."""
 _SAME_OBJECT = ("labels", "annotations", "ownerReferences", "finalizers")
 """Metadata fields the short way accepts when they are the stored version's very objects."""
+_ACCEPTED = frozenset(_SAME_OR_EQUAL_STRING + _SAME_OBJECT)
 _ABSENT = object()
 
 
@@ -85,15 +86,11 @@ def short_update(rtype: ResourceType, obj: Obj, old: Obj, has_hooks: bool) -> tu
     meta_in = obj.get("metadata")
     if type(meta_in) is not dict:
         return None
-    for key, value in meta_in.items():
-        stored = old_meta.get(key, _ABSENT)
-        if key in _SAME_OBJECT:
-            if value is not stored:
-                return None
-        elif key not in _SAME_OR_EQUAL_STRING or type(value) is not str or value != stored:
+    for key, value in meta_in.items():  # a field left out is fine: no metadata field is required
+        if key not in _ACCEPTED:
             return None
-    for key in _SAME_OBJECT:
-        if key in old_meta and key not in meta_in:
+        stored = old_meta.get(key, _ABSENT)
+        if value is not stored and (key in _SAME_OBJECT or type(value) is not str or value != stored):
             return None
     if len(obj) != len(old):
         return None

@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 CLUSTER_DOMAIN = "cluster.local"
 SERVICE_LABEL = "kubernetes.io/service-name"
 
+_NO_ENDPOINTS: list[Obj] = []
+"""The endpoints of a slice not seen before (never changed)."""
+
 Answer = tuple[str, ...] | None
 """The IPs a name resolves to, in order; ``None`` is NXDOMAIN."""
 
@@ -66,8 +69,8 @@ class DnsServer:
         self._on_published = on_published
         self._slice_seq: dict[tuple[str, str], int] = {}
         """(namespace, slice name) -> order of first sight."""
-        self._slices: dict[int, tuple[str, list[Obj]]] = {}
-        """slice seq -> (service FQDN, its endpoints in order)."""
+        self._slices: dict[int, tuple[str, list[Obj], str]] = {}
+        """slice seq -> (service FQDN, its endpoints in order, the service's name)."""
         self._hosts: dict[str, tuple[_HostEntry, ...]] = {}
         """hostname FQDN -> (slice seq, pod uid, IP) of the ready endpoints with that hostname, by slice
         seq, in the order each first came within a slice. A tuple, not nested dicts: a hostname is
@@ -97,9 +100,13 @@ class DnsServer:
         seq = self._slice_seq.get(key)
         if seq is None:
             seq = self._slice_seq[key] = len(self._slice_seq)
-        _, old_list = self._slices.get(seq, ("", []))
+        entry = self._slices.get(seq)
+        old_list = entry[1] if entry is not None else _NO_ENDPOINTS
         service = (meta.get("labels") or {}).get(SERVICE_LABEL)
-        service_fqdn = f"{service}.{namespace}.svc.{CLUSTER_DOMAIN}"
+        if entry is not None and entry[2] == service:
+            service_fqdn = entry[0]
+        else:
+            service_fqdn = f"{service}.{namespace}.svc.{CLUSTER_DOMAIN}"
         published: list[tuple[str, str, str]] = []
         endpoints: list[Obj] = [] if etype == "DELETED" or not service else slice_obj.get("endpoints") or []
         # A new slice version shares every unchanged endpoint object with the previous one, and a change
@@ -120,8 +127,11 @@ class DnsServer:
             if etype == "DELETED":
                 del self._slice_seq[key]
         else:
-            self._slices[seq] = (service_fqdn, endpoints)
-            self._services.setdefault(service_fqdn, {})[seq] = None
+            self._slices[seq] = (service_fqdn, endpoints, service)
+            held = self._services.get(service_fqdn)
+            if held is None:
+                held = self._services[service_fqdn] = {}
+            held[seq] = None
         for uid, fqdn, ip in published:
             self._published[uid] = None
             if self._on_published is not None:
