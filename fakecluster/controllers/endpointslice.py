@@ -145,9 +145,20 @@ def endpoint_ports(service: Obj) -> list[Obj]:
     return out
 
 
-def pod_endpoint(pod: Obj, service_name: str, publish_not_ready: bool) -> Obj | None:
+_CONDITIONS: dict[tuple[bool, bool, bool], Obj] = {
+    (ready, serving, terminating): {"ready": ready, "serving": serving, "terminating": terminating}
+    for ready in (False, True) for serving in (False, True) for terminating in (False, True)
+}
+"""The eight endpoint ``conditions`` values, each one shared dict (stored objects are never changed)."""
+
+
+def pod_endpoint(pod: Obj, service_name: str, publish_not_ready: bool,
+                 previous: Obj | None = None) -> Obj | None:
     """The endpoint of ``pod`` in a slice of Service ``service_name`` (``podToEndpoint``), or ``None``
-    when the pod is not listed (``ShouldPodBeInEndpoints`` with terminating pods included)."""
+    when the pod is not listed (``ShouldPodBeInEndpoints`` with terminating pods included).
+
+    ``previous``: this pod's endpoint as last built; returned itself when nothing changed, else the new
+    endpoint shares its unchanged parts (the pod's name and uid never change, nor mostly its IP)."""
     status = pod.get("status") or {}
     ip = status.get("podIP")
     if not ip or status.get("phase") in ("Succeeded", "Failed"):
@@ -156,18 +167,29 @@ def pod_endpoint(pod: Obj, service_name: str, publish_not_ready: bool) -> Obj | 
     spec = pod.get("spec") or {}
     serving = condition_true(pod, "Ready")
     terminating = meta.get("deletionTimestamp") is not None
-    ready = publish_not_ready or (serving and not terminating)
-    wire: Obj = {
-        "addresses": [ip],
-        "conditions": {"ready": ready, "serving": serving, "terminating": terminating},
-    }
+    conditions = _CONDITIONS[(publish_not_ready or (serving and not terminating), serving, terminating)]
     hostname = spec.get("hostname")
-    if hostname and spec.get("subdomain") == service_name:
+    if not (hostname and spec.get("subdomain") == service_name):
+        hostname = None
+    node = spec.get("nodeName") or None
+    if previous is not None:
+        addresses = previous["addresses"]
+        if addresses != [ip]:
+            addresses = [ip]
+        elif (conditions is previous["conditions"] and hostname == previous.get("hostname")
+              and node == previous.get("nodeName")):
+            return previous
+        target_ref = previous["targetRef"]
+    else:
+        addresses = [ip]
+        target_ref = {"kind": "Pod", "namespace": meta.get("namespace", ""), "name": meta["name"],
+                      "uid": meta["uid"]}
+    wire: Obj = {"addresses": addresses, "conditions": conditions}
+    if hostname:
         wire["hostname"] = hostname
-    wire["targetRef"] = {"kind": "Pod", "namespace": meta.get("namespace", ""), "name": meta["name"],
-                         "uid": meta["uid"]}
-    if spec.get("nodeName"):
-        wire["nodeName"] = spec["nodeName"]
+    wire["targetRef"] = target_ref
+    if node:
+        wire["nodeName"] = node
     return wire
 
 
@@ -300,14 +322,15 @@ class EndpointSliceController:
     # ------------------------------------------------------------------ endpoint bookkeeping
     def _update_pod(self, key: ServiceKey, state: _ServiceState, pod: Obj) -> None:
         uid = pod["metadata"]["uid"]
-        wire = pod_endpoint(pod, key[1], state.publish_not_ready)
         current = state.endpoints.get(uid)
+        wire = pod_endpoint(pod, key[1], state.publish_not_ready,
+                            current.wire if current is not None else None)
         if wire is None:
             if current is not None:
                 self._remove_endpoint(key, state, uid)
             return
         if current is not None:
-            if current.wire == wire:
+            if current.wire is wire:
                 return
             current.wire = wire
             if current.slice is not None:
