@@ -126,6 +126,31 @@ def test_not_ready_pod_is_listed_not_ready_unless_publish_not_ready_addresses() 
     assert published["endpoints"][0]["conditions"] == {"ready": True, "serving": False, "terminating": False}
 
 
+def test_a_pods_endpoint_is_its_previous_one_when_nothing_changed_and_shares_what_did_not() -> None:
+    """``pod_endpoint`` against the pod's last endpoint: the very object when nothing it is made of
+    changed (the controller then writes nothing), else a new endpoint equal to one built afresh that
+    shares the unchanged parts (``targetRef``, ``addresses``) and one of the eight ``conditions`` dicts."""
+    base = {**pod("p", hostname="p", subdomain="svc"), "status": {"podIP": "10.244.0.2", "phase": "Running"}}
+    base["metadata"] = {**base["metadata"], "uid": "u"}
+    first = pod_endpoint(base, "svc", False)
+    assert first is not None
+    again = {**base, "status": {**base["status"], "hostIP": "10.0.0.1"}}
+    assert pod_endpoint(again, "svc", False, first) is first
+    ready_status = {**base["status"], "conditions": [{"type": "Ready", "status": "True"}]}
+    ready = {**base, "status": ready_status}
+    second = pod_endpoint(ready, "svc", False, first)
+    assert second is not None and second is not first
+    assert second == pod_endpoint(ready, "svc", False)
+    assert second["targetRef"] is first["targetRef"] and second["addresses"] is first["addresses"]
+    assert second["conditions"] is pod_endpoint(ready, "other", False)["conditions"]  # type: ignore[index]
+    moved = {**ready, "status": {**ready_status, "podIP": "10.244.0.9"}}
+    third = pod_endpoint(moved, "svc", False, second)
+    assert third == pod_endpoint(moved, "svc", False) and third is not None
+    assert third["addresses"] == ["10.244.0.9"]
+    renamed = {**moved, "spec": {**moved["spec"], "subdomain": "elsewhere"}}
+    assert "hostname" not in (pod_endpoint(renamed, "svc", False, third) or {})
+
+
 def test_pod_without_ip_or_finished_is_not_listed() -> None:
     """``ShouldPodBeInEndpoints``: no podIP yet (not admitted) or Succeeded/Failed: not listed."""
     assert pod_endpoint(pod("p"), "svc", False) is None

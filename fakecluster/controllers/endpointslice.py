@@ -174,7 +174,7 @@ def pod_endpoint(pod: Obj, service_name: str, publish_not_ready: bool,
     node = spec.get("nodeName") or None
     if previous is not None:
         addresses = previous["addresses"]
-        if addresses != [ip]:
+        if addresses[0] != ip or len(addresses) != 1:
             addresses = [ip]
         elif (conditions is previous["conditions"] and hostname == previous.get("hostname")
               and node == previous.get("nodeName")):
