@@ -285,3 +285,25 @@ def test_the_watch_events_count_of_shared_endpoints_is_used_only_against_the_ver
     server.apply("MODIFIED", third, first, (3, 0))
     assert server.answer("b.svc.ns.svc.cluster.local") is None
     assert server.answer("svc.ns.svc.cluster.local") == ("10.0.0.1", "10.0.0.3")
+
+
+def test_an_endpoint_replaced_by_one_the_records_read_the_same_leaves_them_as_they_are() -> None:
+    """A `serving` flip under publishNotReadyAddresses changes nothing DNS serves; a replacement that
+    changes the IP, the hostname or readiness is re-indexed (each checked against a fresh server)."""
+    first = _slice("s1", [("10.0.0.1", "a", True), ("10.0.0.2", "b", True), ("10.0.0.3", "c", True)])
+    ends = first["endpoints"]
+    flipped = {**ends[1], "conditions": {"ready": True, "serving": False}}
+    for replacement, expected in (
+        (flipped, ("10.0.0.2",)),
+        ({**ends[1], "addresses": ["10.0.0.8"]}, ("10.0.0.8",)),
+        ({**ends[1], "conditions": {"ready": False}}, None),
+        ({**ends[1], "hostname": "z"}, None),
+    ):
+        server = DnsServer(Clock(), 0.0)
+        server.apply("ADDED", first)
+        second = {**first, "endpoints": [ends[0], replacement, ends[2]]}
+        server.apply("MODIFIED", second, first, (1, 1))
+        assert server.answer("b.svc.ns.svc.cluster.local") == expected, replacement
+        fresh = DnsServer(Clock(), 0.0)
+        fresh.apply("ADDED", second)
+        assert fresh.answer("b.svc.ns.svc.cluster.local") == expected

@@ -102,6 +102,8 @@ class _Slice:
 class _ServiceState:
     """What the controller knows of one Service with a selector, and its slices."""
 
+    key: ServiceKey
+    """(namespace, name): the one tuple every pod it lists refers to it by."""
     uid: str
     selector: tuple[tuple[str, str], ...]
     publish_not_ready: bool
@@ -238,6 +240,7 @@ class EndpointSliceController:
             state.deleting = True
             return
         fresh = _ServiceState(
+            key=key,
             uid=meta["uid"],
             selector=tuple(sorted(selector.items())),
             publish_not_ready=bool(spec.get("publishNotReadyAddresses")),
@@ -295,8 +298,8 @@ class EndpointSliceController:
         services = self._by_namespace.get(meta.get("namespace", ""))
         if services:
             labels = meta.get("labels") or {}
-            for name, state in services.items():
-                key = (meta.get("namespace", ""), name)
+            for state in services.values():
+                key = state.key
                 if _selector_matches(state.selector, labels):
                     self._update_pod(key, state, pod)
                 elif key in self._pod_services.get(uid, ()):

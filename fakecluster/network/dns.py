@@ -117,10 +117,13 @@ class DnsServer:
         else:
             lo, same_tail = shared_ends(old_list, endpoints)
         old_end, new_end = len(old_list) - same_tail, len(endpoints) - same_tail
-        for i in range(lo, old_end):
-            self._unindex(seq, _uid(old_list[i], i), old_list[i], service_fqdn)
-        for i in range(lo, new_end):
-            self._index(seq, _uid(endpoints[i], i), endpoints[i], service_fqdn, published)
+        if not (old_end - lo == 1 == new_end - lo and _same_record(old_list[lo], endpoints[lo], lo)):
+            for i in range(lo, old_end):
+                self._unindex(seq, _uid(old_list[i], i), old_list[i], service_fqdn)
+            for i in range(lo, new_end):
+                self._index(seq, _uid(endpoints[i], i), endpoints[i], service_fqdn, published)
+        # else one endpoint replaced by one the records read the same (a `serving` flip of a pod listed
+        # ready by publishNotReadyAddresses): nothing to re-index
         if etype == "DELETED" or not service:
             self._slices.pop(seq, None)
             self._services.get(service_fqdn, {}).pop(seq, None)
@@ -200,6 +203,15 @@ def _with_entry(entries: tuple[_HostEntry, ...], entry: _HostEntry) -> tuple[_Ho
     while at and entries[at - 1][0] > seq:
         at -= 1
     return (*entries[:at], entry, *entries[at:])
+
+
+def _same_record(old: Obj, new: Obj, index: int) -> bool:
+    """Whether the records read endpoint ``new`` exactly as ``old`` (at the same ``index``): the same
+    pod, hostname, addresses and readiness (what :meth:`DnsServer._index` looks at)."""
+    ready = bool((old.get("conditions") or {}).get("ready"))
+    return (old.get("hostname") == new.get("hostname") and old.get("addresses") == new.get("addresses")
+            and ready == bool((new.get("conditions") or {}).get("ready"))
+            and _uid(old, index) == _uid(new, index))
 
 
 def _uid(endpoint: Obj, index: int) -> str:
