@@ -13,8 +13,10 @@ list of IPs, positive TTL) or an NXDOMAIN (negative TTL) is reused while *less* 
 since it was fetched, whatever changed meanwhile; a query at exactly fetch time + TTL fetches afresh.
 ``cluster`` is one cache shared by every pod, ``node`` one per node, ``none`` none.
 
-**Cost.** A slice update re-indexes that slice only (at most 100 endpoints); a query is a dict lookup
-plus the concatenation of the few slices that hold the name.
+**Cost.** A slice update re-indexes only the endpoints of that slice that changed: the API server's
+watch event says how many at each end are the previous version's very objects (else the two lists are
+compared by identity here), and a replacement the records read the same is skipped. A query is a dict
+lookup plus the concatenation of the few slices that hold the name.
 """
 
 from __future__ import annotations
