@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PROGRAM = """
 import sys
 {before}
-from fakecluster.explore import campaign
+from fakecluster.explore.campaign import campaign
 print(campaign(50, base_seed=9).fingerprint)
 """
 

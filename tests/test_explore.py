@@ -20,8 +20,8 @@ import pytest
 import yaml
 
 import jobset.controller
-from fakecluster.explore import campaign, local_executor
-from fakecluster.explore.campaign import signature_of
+from fakecluster.explore.campaign import campaign, signature_of
+from fakecluster.explore.executors import local_executor
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTROLLER = "jobset.controller.jobset_controller"

@@ -30,7 +30,7 @@ from test_explore import MUTATIONS, _mutant
 
 from fakecluster import wallclock_freeze as wallclock
 from fakecluster.clock import EPOCH
-from fakecluster.explore import campaign
+from fakecluster.explore.campaign import campaign
 
 ROOT = Path(__file__).resolve().parents[1]
 WAIT = 60.0
@@ -54,7 +54,7 @@ def _no_snapshot_checks() -> Iterator[None]:
 CLOCKS_OF_ANOTHER_THREAD = textwrap.dedent(
     """
     import asyncio, sys, threading, time
-    from fakecluster.explore import campaign
+    from fakecluster.explore.campaign import campaign
 
     sys.setswitchinterval(1e-5)  # hand the GIL over often: the loop also reads while the freeze starts
     worst = [0.0, 0.0]  # how far time.monotonic() / the loop's clock strayed from the real monotonic clock

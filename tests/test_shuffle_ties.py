@@ -21,7 +21,7 @@ import pytest
 
 from fakecluster import FakeCluster
 from fakecluster.clock import Clock, TieShufflingClock
-from fakecluster.explore import campaign
+from fakecluster.explore.campaign import campaign
 from fakecluster.scenario.runner import run_scenario
 from fakecluster.scenario.trace import TraceEvent
 

@@ -3,11 +3,8 @@
 :mod:`.campaign` draws and runs scenarios in deterministic chunks and shrinks failures; :mod:`.executors`
 runs chunks on a local process pool or a Dask cluster. The drawing itself is the workload's
 (``scenario_strategy`` of the plugin; JobSet: ``jobset/explore.py``).
+
+The package itself imports nothing: every ``fakecluster`` command builds the ``explore`` verb's parser
+(:mod:`.command`), and the campaign's imports (Hypothesis, multiprocessing) cost some 60 ms that only
+``explore`` needs. Import the parts: ``from fakecluster.explore.campaign import campaign``.
 """
-
-from fakecluster.explore.campaign import CampaignResult, ChunkSpec, Finding, campaign, run_chunk
-from fakecluster.explore.executors import DaskExecutor, local_executor
-
-__all__ = [
-    "CampaignResult", "ChunkSpec", "DaskExecutor", "Finding", "campaign", "local_executor", "run_chunk",
-]

@@ -14,8 +14,6 @@ from concurrent.futures import Executor
 from pathlib import Path
 
 from fakecluster import wallclock_freeze as wallclock
-from fakecluster.explore.campaign import campaign
-from fakecluster.explore.executors import DaskExecutor, local_executor
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -43,6 +41,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
+    from fakecluster.explore.campaign import campaign  # here: every command builds the parser alone
+    from fakecluster.explore.executors import DaskExecutor, local_executor
+
     if args.seeds < 1:
         print("fakecluster explore: --seeds must be at least 1", file=sys.stderr)
         return 2
