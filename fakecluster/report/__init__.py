@@ -13,6 +13,7 @@ cluster. The public face:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from fakecluster.cluster import Cluster
 from fakecluster.report.diff import diff_traces, first_divergence, milestone_times
@@ -25,11 +26,25 @@ from fakecluster.report.jsonl import (
     write_trace,
 )
 from fakecluster.report.lifecycle import LifecycleObserver
-from fakecluster.report.writer import IndexEntry, page_name, read_records, write_index, write_page
 from fakecluster.scenario.limits import RunLimits
 from fakecluster.scenario.runner import ScenarioOutcome, run_scenario
 from fakecluster.scenario.trace import TraceEvent, trace_digest
 from fakecluster.workload_plugin import WorkloadPlugin
+
+if TYPE_CHECKING:
+    from fakecluster.report.writer import IndexEntry, page_name, read_records, write_index, write_page
+
+_WRITER_NAMES = ("IndexEntry", "page_name", "read_records", "write_index", "write_page")
+"""Imported when first asked for (PEP 562): every ``fakecluster run`` imports this package, and the HTML
+writer (about 10 ms of imports) is needed only with ``--report``."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WRITER_NAMES:
+        from fakecluster.report import writer
+
+        return getattr(writer, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "SCHEMA",

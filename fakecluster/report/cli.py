@@ -43,9 +43,10 @@ class RunSinks:
 
     def add(self, outcome: ScenarioOutcome, lifecycle: list[TraceEvent]) -> None:
         from fakecluster.report import trace_header
-        from fakecluster.report.writer import write_page
 
         if self.report is not None:
+            from fakecluster.report.writer import write_page  # only with --report: 6 ms of imports
+
             write_page(self.report, outcome, lifecycle, per_seed=self.per_seed)
         if self._trace is not None:
             sweep = getattr(outcome, "sweep", None)
