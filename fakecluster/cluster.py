@@ -225,11 +225,22 @@ def dismantle(*parts: object) -> None:
         state = getattr(obj, "__dict__", None)
         if isinstance(state, dict):
             state.clear()
-        for cls in type(obj).__mro__:
-            for slot in getattr(cls, "__slots__", ()):
-                if slot not in ("__dict__", "__weakref__") and hasattr(obj, slot):
-                    with contextlib.suppress(AttributeError, TypeError):  # read-only slots
-                        delattr(obj, slot)
+        for slot in _slots_of(type(obj)):
+            if hasattr(obj, slot):
+                with contextlib.suppress(AttributeError, TypeError):  # read-only slots
+                    delattr(obj, slot)
+
+
+def _slots_of(cls: type) -> tuple[str, ...]:
+    """The slot attributes of ``cls`` and its bases (once per class: every run takes its cluster apart)."""
+    slots = _SLOTS.get(cls)
+    if slots is None:
+        slots = _SLOTS[cls] = tuple(slot for klass in cls.__mro__ for slot in getattr(klass, "__slots__", ())
+                                    if slot not in ("__dict__", "__weakref__"))
+    return slots
+
+
+_SLOTS: dict[type, tuple[str, ...]] = {}
 
 
 def _collect(obj: object, seen: dict[int, object], *, depth: int) -> None:
@@ -241,8 +252,6 @@ def _collect(obj: object, seen: dict[int, object], *, depth: int) -> None:
     if depth == 0:
         return
     values: list[object] = list(getattr(obj, "__dict__", {}).values())
-    for cls in type(obj).__mro__:
-        values.extend(getattr(obj, slot, None) for slot in getattr(cls, "__slots__", ())
-                      if slot not in ("__dict__", "__weakref__"))
+    values.extend(getattr(obj, slot, None) for slot in _slots_of(type(obj)))
     for value in values:
         _collect(value, seen, depth=depth - 1)
