@@ -127,9 +127,9 @@ class _ServiceState:
     no_ports: list[Obj] = field(default_factory=list)
     """The ``ports`` of an empty slice. Like :attr:`ports`, handed to every write and never changed, so
     each version holds the stored one's very list and the API server need not check it again."""
-    meta_parts: tuple[dict[str, str], list[Obj]] | None = None
-    """The slices' labels and owner references, built once and shared by every write (never changed):
-    the API server then sees the very objects it stored and skips re-checking them."""
+    meta_parts: tuple[dict[str, str], list[Obj], str] | None = None
+    """The slices' labels, owner references and ``generateName``, built once and shared by every write
+    (never changed): the API server then sees the very objects it stored and skips re-checking them."""
 
 
 def endpoint_ports(service: Obj) -> list[Obj]:
@@ -384,22 +384,27 @@ class EndpointSliceController:
         if state is None:
             return None
         svc_key: ServiceKey = key  # type: ignore[assignment]
-        self._place(svc_key, state)
-        self._retire_empty(state)
-        for s in list(state.dirty.values()):
-            self._write(svc_key, state, s)
-        state.dirty.clear()
-        for s in state.doomed:
-            with contextlib.suppress(NotFound):
-                self._client.delete("EndpointSlice", svc_key[0], s.name)
-                self.writes += 1
-        state.doomed.clear()
+        if state.unplaced:
+            self._place(svc_key, state)
+        dirty = state.dirty
+        if dirty:  # nearly always one slice, not emptied: a sync per pod change (batch period 0)
+            for s in dirty.values():
+                if not s.members:
+                    self._retire_empty(state)
+                    break
+            for s in list(dirty.values()):
+                self._write(svc_key, state, s)
+            dirty.clear()
+        if state.doomed:
+            for s in state.doomed:
+                with contextlib.suppress(NotFound):
+                    self._client.delete("EndpointSlice", svc_key[0], s.name)
+                    self.writes += 1
+            state.doomed.clear()
         return None
 
     def _place(self, key: ServiceKey, state: _ServiceState) -> None:
         """New endpoints, oldest first, each into the slice closest to full (``getSliceToFill``)."""
-        if not state.unplaced:
-            return
         # By (timestamp, name) only: pods that tie there keep the order they came in (a stable sort).
         pending = sorted(state.unplaced, key=lambda uid: state.endpoints[uid].key.rpartition("\0")[0])
         state.unplaced.clear()
@@ -449,14 +454,14 @@ class EndpointSliceController:
             labels[LABEL_MANAGED_BY] = CONTROLLER_NAME
             owners: list[Obj] = [{"apiVersion": "v1", "kind": "Service", "name": key[1], "uid": state.uid,
                                   "controller": True, "blockOwnerDeletion": True}]
-            state.meta_parts = (labels, owners)
-        labels, owners = state.meta_parts
+            state.meta_parts = (labels, owners, f"{key[1]}-")
+        labels, owners, generate_name = state.meta_parts
         body: dict[str, Any] = {
             "apiVersion": "discovery.k8s.io/v1",
             "kind": "EndpointSlice",
             "metadata": {
                 "name": s.name,
-                "generateName": f"{key[1]}-",
+                "generateName": generate_name,
                 "namespace": key[0],
                 "labels": labels,
                 "ownerReferences": owners,
