@@ -40,7 +40,8 @@ from fakecluster.api.quantity import parse_quantity
 __all__ = [
     "INT32_MAX", "INT32_MIN", "STANDARD_RESOURCES", "dump", "inclusive_range_error", "is_dns1035_label",
     "is_dns1123_label", "is_dns1123_subdomain", "is_in_range", "is_qualified_name", "is_valid_label_value",
-    "max_len_error", "partial_model", "regex_error", "spec_model", "validate_model", "validate_resource_name",
+    "item_model", "max_len_error", "partial_model", "regex_error", "spec_model", "validate_model",
+    "validate_resource_name",
     "validate_resource_quantity_value",
 ]  # fmt: skip
 
@@ -135,6 +136,14 @@ def spec_model(model: type[BaseModel]) -> type[BaseModel] | None:
         if isinstance(member, type) and issubclass(member, BaseModel):
             return member
     return None
+
+
+@cache
+def item_model(model: type[BaseModel], field: str) -> type[BaseModel] | None:
+    """The model of one item of ``model``'s list field ``field``, by wire name (``Endpoint`` for an
+    EndpointSlice's ``endpoints``), or None when the field is not a list of models."""
+    item = _unwrap(_element_type(_unwrap(_fields_by_alias(model).get(field))))
+    return item if _is_model(item) else None
 
 
 def _translate(model: type[BaseModel], errors: list[Any], root: str) -> list[FieldError]:

@@ -18,19 +18,10 @@ generic path, which then gives the answer and the error message it always gives:
 
 from __future__ import annotations
 
-import types
-from functools import cache
-from typing import Any, Union, get_args, get_origin
-
-from pydantic import BaseModel
-
 from fakecluster.api.objects import Obj, shared_ends
-from fakecluster.api.validation import validate_model
+from fakecluster.api.validation import item_model, validate_model
+from fakecluster.apiserver.object_meta import keep_fixed_metadata
 from fakecluster.apiserver.resources import ResourceType, Strategy
-
-FIXED_METADATA = ("uid", "creationTimestamp", "namespace", "generation", "deletionTimestamp",
-                  "deletionGracePeriodSeconds")
-"""Metadata an update never changes: the stored version's values are kept (``rest.BeforeUpdate``)."""
 
 _SAME_OR_EQUAL_STRING = ("name", "namespace", "generateName", "resourceVersion", "uid")
 """Metadata fields the short way accepts when equal to the stored ones: strings, checked by value."""
@@ -38,39 +29,6 @@ _SAME_OBJECT = ("labels", "annotations", "ownerReferences", "finalizers")
 """Metadata fields the short way accepts when they are the stored version's very objects."""
 _ACCEPTED = frozenset(_SAME_OR_EQUAL_STRING + _SAME_OBJECT)
 _ABSENT = object()
-
-
-def keep_fixed_metadata(new_meta: Obj, old_meta: Obj) -> None:
-    """Put the stored version's :data:`FIXED_METADATA` into ``new_meta`` (and drop what it lacks)."""
-    for fixed in FIXED_METADATA:
-        if fixed in old_meta:
-            new_meta[fixed] = old_meta[fixed]
-        else:
-            new_meta.pop(fixed, None)
-
-
-@cache
-def item_model(model: type[BaseModel], field: str) -> type[BaseModel] | None:
-    """The model of one item of ``model``'s list field ``field`` (``Endpoint`` for an EndpointSlice's
-    ``endpoints``), or None when the field is not a list of models."""
-    info = model.model_fields.get(field)
-    if info is None:
-        for candidate in model.model_fields.values():
-            if candidate.alias == field:
-                info = candidate
-                break
-    if info is None:
-        return None
-    annotation: Any = info.annotation
-    if get_origin(annotation) in (Union, types.UnionType):
-        lists = [a for a in get_args(annotation) if a is not type(None)]
-        if len(lists) != 1:
-            return None
-        annotation = lists[0]
-    if get_origin(annotation) is not list:
-        return None
-    (item,) = get_args(annotation)
-    return item if isinstance(item, type) and issubclass(item, BaseModel) else None
 
 
 def short_update(rtype: ResourceType, obj: Obj, old: Obj, has_hooks: bool) -> tuple[Obj, int, int] | None:

@@ -24,6 +24,20 @@ MAX_GENERATED_NAME_PREFIX = 58
 _DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
+FIXED_METADATA = ("uid", "creationTimestamp", "namespace", "generation", "deletionTimestamp",
+                  "deletionGracePeriodSeconds")
+"""Metadata an update never changes: the stored version's values are kept (``rest.BeforeUpdate``)."""
+
+
+def keep_fixed_metadata(new_meta: Obj, old_meta: Obj) -> None:
+    """Put the stored version's :data:`FIXED_METADATA` into ``new_meta`` (and drop what it lacks)."""
+    for fixed in FIXED_METADATA:
+        if fixed in old_meta:
+            new_meta[fixed] = old_meta[fixed]
+        else:
+            new_meta.pop(fixed, None)
+
+
 def go_string_slice(values: Iterable[str]) -> str:
     """Go's ``%#v`` of a ``[]string``, as upstream messages embed it: ``[]string{"a", "b"}``."""
     return "[]string{" + ", ".join(json.dumps(v) for v in values) + "}"

@@ -25,7 +25,7 @@ from fakecluster.api import errors
 from fakecluster.api.errors import ApiError, FieldError
 from fakecluster.api.objects import Obj, clone, merge_patch
 from fakecluster.apiserver.admission import AdmissionChain
-from fakecluster.apiserver.item_updates import keep_fixed_metadata, short_update
+from fakecluster.apiserver.item_updates import short_update
 from fakecluster.apiserver.metadata_checks import (
     MAX_GRACE_PERIOD_SECONDS,
     check_delete_options,
@@ -36,6 +36,7 @@ from fakecluster.apiserver.object_meta import (
     GoUint64,
     generate_name,
     go_string_slice,
+    keep_fixed_metadata,
     meta_errors,
     owner_reference_errors,
     uuid4,
