@@ -51,6 +51,7 @@ from typing import Any
 from fakecluster.api.errors import ApiError, NotFound
 from fakecluster.api.objects import Obj, condition_true
 from fakecluster.api.watch import WatchEvent
+from fakecluster.apiserver.object_meta import generate_name
 from fakecluster.client.internal import InternalClient
 from fakecluster.clock import Clock
 from fakecluster.runtime import Controller
@@ -64,9 +65,6 @@ LABEL_SERVICE_NAME = "kubernetes.io/service-name"
 LABEL_MANAGED_BY = "endpointslice.kubernetes.io/managed-by"
 LABEL_HEADLESS = "service.kubernetes.io/headless"
 _RESERVED = (LABEL_SERVICE_NAME, LABEL_MANAGED_BY, LABEL_HEADLESS)
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-"""``k8s.io/apimachinery/pkg/util/rand`` alphanumerics, as ``generateName`` suffixes use them."""
-
 ServiceKey = tuple[str, str]
 
 
@@ -375,7 +373,7 @@ class EndpointSliceController:
         self.controller.enqueue(key)
 
     def _slice_name(self, service_name: str) -> str:
-        return f"{service_name}-" + "".join(self._rng.choice(_NAME_ALPHABET) for _ in range(5))
+        return generate_name(self._rng, f"{service_name}-")
 
     # ------------------------------------------------------------------ sync
     def _sync_service(self, key: Hashable) -> float | None:
@@ -455,13 +453,13 @@ class EndpointSliceController:
             owners: list[Obj] = [{"apiVersion": "v1", "kind": "Service", "name": key[1], "uid": state.uid,
                                   "controller": True, "blockOwnerDeletion": True}]
             state.meta_parts = (labels, owners, f"{key[1]}-")
-        labels, owners, generate_name = state.meta_parts
+        labels, owners, prefix = state.meta_parts
         body: dict[str, Any] = {
             "apiVersion": "discovery.k8s.io/v1",
             "kind": "EndpointSlice",
             "metadata": {
                 "name": s.name,
-                "generateName": generate_name,
+                "generateName": prefix,
                 "namespace": key[0],
                 "labels": labels,
                 "ownerReferences": owners,
