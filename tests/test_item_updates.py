@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
+from fakecluster.api.validation import validate_model
 from fakecluster.api.watch import WatchEvent
 from fakecluster.apiserver import item_updates, writes
 from fakecluster.cluster import Cluster
@@ -201,3 +202,26 @@ def test_shares_of_the_generic_path_are_not_claimed() -> None:
                          "endpoints_value": "list", "field": "keep", "meta": "labels-new"})
     cluster.client().update_donated(body)
     assert [e.shared_items for e in seen] == [None]
+
+
+def test_a_batched_write_checks_only_the_endpoints_the_stored_version_does_not_hold(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two endpoints replaced far apart (a batch period's write): the short way is taken and validates
+    those two, not the shared endpoints between them, and stores what the generic update stores."""
+    plan = {"count": 5, "with_meta": True,
+            "items": [("shared", 0), ("new", 11), ("shared", 2), ("new", 13), ("shared", 4)],
+            "endpoints_value": "list", "field": "keep", "meta": "keep"}
+    checked: list[Obj] = []
+    real = validate_model
+
+    def counting(model: Any, item: Any) -> Any:
+        checked.append(item)
+        return real(model, item)
+
+    monkeypatch.setattr(item_updates, "validate_model", counting)
+    with pytest.MonkeyPatch.context() as patch:
+        answer, stored, events, writes_count, taken = _play(plan, True, patch)
+    assert taken
+    assert [e["addresses"] for e in checked] == [["10.0.0.11"], ["10.0.0.13"]]
+    with pytest.MonkeyPatch.context() as patch:
+        assert (answer, stored, events, writes_count) == _play(plan, False, patch)[:4]

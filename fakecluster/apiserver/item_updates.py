@@ -7,8 +7,9 @@ does the same steps for every kind; for such a write most of them find nothing t
 decides, from a few identity and type checks, that the write is one of those: the body is the stored
 object again except for items of its item lists and string fields equal to the stored ones. Then it
 builds the new version exactly as the generic path would, and checks the schema of only the items that
-are not the stored version's very objects, each with the item's own model (the full model checks each
-item on its own: no constraint spans items, see ``item_lists``).
+are not the stored version's very objects (the shared ends by a scan, any others in between by identity,
+so a batched write of several changed endpoints checks those only), each with the item's own model (the
+full model checks each item on its own: no constraint spans items, see ``item_lists``).
 
 Anything else (a changed label, a new field, a field removed, an item the schema refuses, a pending
 deletion, an admission hook or a strategy of the kind's own) answers ``None`` and the write takes the
@@ -66,8 +67,12 @@ def short_update(rtype: ResourceType, obj: Obj, old: Obj, has_hooks: bool) -> tu
                 model = item_model(rtype.model, key)
                 if model is None:
                     return None
-                for item in value[head:len(value) - tail]:
-                    if type(item) is not dict or validate_model(model, item)[1]:
+                middle = value[head:len(value) - tail]
+                # Several items changed (a batched write): the stored version's very objects among the
+                # rest passed this check when stored, like the shared ends.
+                known = set(map(id, stored[head:len(stored) - tail])) if len(middle) > 1 else ()
+                for item in middle:
+                    if id(item) not in known and (type(item) is not dict or validate_model(model, item)[1]):
                         return None
             if key == item_lists[0]:
                 shared = (head, tail)
