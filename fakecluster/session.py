@@ -38,7 +38,7 @@ from fakecluster.scenario.actions import ActionPlayer
 from fakecluster.scenario.durations import format_duration, parse_duration
 from fakecluster.scenario.errors import ScenarioError
 from fakecluster.scenario.loader import problems_from_validation, validate_action, validate_milestone
-from fakecluster.scenario.milestones import Milestone, parse_milestone
+from fakecluster.scenario.milestones import Milestone, MilestoneWatch, parse_milestone
 from fakecluster.scenario.ordinals import PodOrdinals
 from fakecluster.scenario.pod_behaviour import PodBehaviour
 from fakecluster.scenario.programs import JobSetNetwork, jobset_network
@@ -369,13 +369,14 @@ class FakeCluster:
             self._run_to(limit)
             return self.now
         target = self._milestone(milestone)
-        hit = target.find(self.recorder.trace, self.shapes)
+        watch = MilestoneWatch(target)  # reads each event once, not the whole trace per event
+        hit = watch.advance(self.recorder.trace, self.shapes)
         if hit is not None:
             return hit.time
 
         def stop_when_reached(event: TraceEvent) -> None:
             hit = event.kind == target.kind and event.event == target.event
-            if hit and target.find(self.recorder.trace, self.shapes) is not None:
+            if hit and watch.advance(self.recorder.trace, self.shapes) is not None:
                 self.cluster.clock.stop()
 
         self.recorder.listeners.append(stop_when_reached)
@@ -385,7 +386,7 @@ class FakeCluster:
                 work_left = self.cluster.run(limit)
         finally:
             self.recorder.listeners.remove(stop_when_reached)
-        hit = target.find(self.recorder.trace, self.shapes)
+        hit = watch.advance(self.recorder.trace, self.shapes)
         if hit is None:
             if work_left:
                 self.cluster.clock.advance_to(limit)

@@ -18,7 +18,7 @@ from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster
 from fakecluster.scenario.format import Action, ObjectTarget
-from fakecluster.scenario.milestones import PodRef
+from fakecluster.scenario.milestones import MilestoneWatch, PodRef
 from fakecluster.scenario.ordinals import PodOrdinals
 from fakecluster.scenario.recorder import TraceRecorder
 from fakecluster.scenario.trace import TraceEvent
@@ -54,7 +54,7 @@ class ActionPlayer:
         """``metadata.generateName`` of a workload manifest -> the name the API server gave it: a
         JobSet given by ``generateName`` is addressed by that prefix (``patch: {jobset: train-}``)."""
         self.errors: list[str] = []
-        self._pending_when: list[tuple[int, Action]] = []
+        self._pending_when: list[tuple[int, Action, MilestoneWatch]] = []
 
     def schedule(self, actions: Sequence[Action]) -> None:
         """``at`` actions go on the clock now; ``when`` actions wait for their milestone in the trace."""
@@ -62,18 +62,18 @@ class ActionPlayer:
             if action.at is not None:
                 self.cluster.clock.call_at(action.at, self._fire, i, action)
             else:
-                self._pending_when.append((i, action))
+                assert action.when is not None
+                self._pending_when.append((i, action, MilestoneWatch(action.when)))
         if self._pending_when:
             self.recorder.listeners.append(self._watch_milestones)
 
     def _watch_milestones(self, event: TraceEvent) -> None:
         for entry in list(self._pending_when):
-            i, action = entry
-            milestone = action.when
-            assert milestone is not None
+            i, action, watch = entry
+            milestone = watch.milestone
             if milestone.kind != event.kind or milestone.event not in (event.event, "Finished"):
                 continue
-            hit = milestone.find(self.recorder.trace, self.shapes)
+            hit = watch.advance(self.recorder.trace, self.shapes)  # reads only the events since last time
             if hit is not None:
                 self._pending_when.remove(entry)
                 self.cluster.clock.call_at(hit.time + (action.after or 0.0), self._fire, i, action)

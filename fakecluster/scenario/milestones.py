@@ -2,7 +2,8 @@
 
 A milestone names a *moment* of a run; expectations compare moments and ``when:`` actions fire at them.
 They are parsed when the scenario is loaded, so a typo is reported with its file and line before anything
-runs, and evaluated over the trace by :meth:`Milestone.find`. ``all`` needs the workload's shape (how many
+runs, and evaluated over the trace by :meth:`Milestone.find` (or, while the run records it, by a
+:class:`MilestoneWatch`, which reads each event once). ``all`` needs the workload's shape (how many
 Jobs and pods each replicated job has), which the runner derives from the manifests; it is passed in as a
 plain mapping so this module stays independent of the JobSet types.
 """
@@ -25,6 +26,7 @@ __all__ = [
     "POD_EVENTS",
     "JobRef",
     "Milestone",
+    "MilestoneWatch",
     "PodRef",
     "Shapes",
     "parse_job_ref",
@@ -99,26 +101,7 @@ class Milestone:
         Job needs). Events are taken in (time, seq) order.
         Raises ``ValueError`` if ``all`` names a replicated job that ``shapes`` does not know.
         """
-        events = [e for e in in_trace_order(trace) if self._matches(e)]
-        if self.kind == "JobSet" or self.quantifier == "first":
-            return events[0] if events else None
-        remaining = self._slots(shapes)
-        if not remaining:
-            return None
-        interchangeable = self._non_indexed(shapes)
-        filled: dict[tuple[str | None, int | None], set[int | None]] = {}
-        for event in events:
-            slot = self._slot_of(event)
-            if slot[:2] in interchangeable:
-                pods = filled.setdefault(slot[:2], set())
-                if slot[2] in pods:
-                    continue
-                slot = (slot[0], slot[1], len(pods))
-                pods.add(event.pod_index)
-            remaining.discard(slot)
-            if not remaining:
-                return event
-        return None
+        return MilestoneWatch(self).advance(in_trace_order(trace), shapes)
 
     def _non_indexed(self, shapes: Shapes) -> set[tuple[str | None, int | None]]:
         """(JobSet, job index) of NonIndexed Jobs whose pod slots any distinct pod fills."""
@@ -170,6 +153,90 @@ class Milestone:
                 pod_indexes = [self.pod_index] if self.pod_index is not None else range(shape.pods_per_job)
                 slots.update((js, ji, pi) for pi in pod_indexes)
         return slots
+
+
+class MilestoneWatch:
+    """One milestone followed through a trace as the run records it: :meth:`advance` answers what
+    :meth:`Milestone.find` answers over the trace so far, reading only the events recorded since the last
+    call. ``when:`` actions and ``run(milestone=...)`` ask after every event that could make it happen;
+    with ``find``, which reads the whole trace each time, that made a run quadratic in its pods (one
+    ``when: all workers pods Running`` at 8,000 pods: 3.5 s became 93 s).
+
+    ``find`` itself is a fresh watch over the ordered trace, so the two cannot disagree. The watch starts
+    over (re-reads the trace) when handed another trace list, a shorter one, or other shapes (a session
+    that applies a JobSet mid-run); a trace out of (time, seq) order, never recorded by the runner, is
+    left to ``find``."""
+
+    __slots__ = ("_done", "_filled", "_hit", "_interchangeable", "_last", "_read", "_remaining",
+                 "_shapes_key", "_trace", "_unordered", "milestone")
+
+    def __init__(self, milestone: Milestone) -> None:
+        self.milestone = milestone
+        self._trace: Sequence[TraceEvent] | None = None
+        self._shapes_key: tuple[Any, ...] | None = None
+        self._read = 0
+        self._last: tuple[float, int] | None = None
+        self._hit: TraceEvent | None = None
+        self._done = False
+        """No event can make it happen any more (``all`` over no slots), or it has happened."""
+        self._unordered = False
+        self._remaining: set[tuple[str | None, int | None, int | None]] = set()
+        self._interchangeable: set[tuple[str | None, int | None]] = set()
+        self._filled: dict[tuple[str | None, int | None], set[int | None]] = {}
+
+    def advance(self, trace: Sequence[TraceEvent], shapes: Shapes) -> TraceEvent | None:
+        """The event of ``trace`` at which the milestone happens, or None (yet). Raises ``ValueError``, as
+        ``find`` does, if ``all`` names a replicated job that ``shapes`` does not know."""
+        key = tuple((name, tuple(groups.items())) for name, groups in shapes.items())
+        if trace is not self._trace or key != self._shapes_key or len(trace) < self._read:
+            self._start(trace, shapes, key)
+        if self._unordered:
+            return self.milestone.find(trace, shapes)
+        if self._done:
+            return self._hit
+        milestone, last = self.milestone, self._last
+        for at in range(self._read, len(trace)):
+            event = trace[at]
+            mark = (event.time, event.seq)
+            if last is not None and mark < last:
+                self._unordered = True
+                return self.milestone.find(trace, shapes)
+            last = mark
+            if milestone._matches(event) and self._fills(event):
+                self._hit, self._done, self._read, self._last = event, True, at + 1, last
+                return event
+        self._read, self._last = len(trace), last
+        return None
+
+    def _start(self, trace: Sequence[TraceEvent], shapes: Shapes, key: tuple[Any, ...]) -> None:
+        milestone = self.milestone
+        if milestone.kind == "JobSet" or milestone.quantifier == "first":
+            self._remaining, self._interchangeable = set(), set()
+            self._done = False
+        else:  # before anything is kept: if this raises, the next call starts over and raises again
+            self._remaining = milestone._slots(shapes)
+            self._interchangeable = milestone._non_indexed(shapes)
+            self._done = not self._remaining
+        self._trace, self._shapes_key = trace, key
+        self._read, self._last, self._hit, self._unordered = 0, None, None, False
+        self._filled = {}
+
+    def _fills(self, event: TraceEvent) -> bool:
+        """Take a matching event; True if the milestone happens at it. ``all``: the last slot (every
+        jobIndex, and for pods every completion index) reaches the event; a NonIndexed Job's slots are
+        filled by the first that many distinct pods (see :meth:`Milestone.find`)."""
+        milestone = self.milestone
+        if milestone.kind == "JobSet" or milestone.quantifier == "first":
+            return True
+        slot = milestone._slot_of(event)
+        if slot[:2] in self._interchangeable:
+            pods = self._filled.setdefault(slot[:2], set())
+            if slot[2] in pods:
+                return False
+            slot = (slot[0], slot[1], len(pods))
+            pods.add(event.pod_index)
+        self._remaining.discard(slot)
+        return not self._remaining
 
 
 def parse_milestone(text: str) -> Milestone:
