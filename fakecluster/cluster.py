@@ -210,6 +210,7 @@ class Cluster:
         collection while the graph lives; pytest and campaigns run many clusters in one process). The
         cluster is unusable afterwards; what a run's outcome keeps (trace events, snapshots of stored
         objects) are plain acyclic values and stay valid."""
+        self.network.close()  # its program runs' cycles sit in dicts, out of dismantle's reach
         dismantle(self.clock, self.server, *vars(self).values())
         vars(self).clear()
 

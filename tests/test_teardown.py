@@ -63,3 +63,24 @@ def test_a_closed_fake_cluster_leaves_no_cyclic_garbage_and_what_was_read_stays_
     assert _garbage_after(play) < 500
     conditions = {c["type"]: c["status"] for c in read[-1]["status"]["conditions"]}
     assert conditions["Completed"] == "True"
+
+
+def test_a_run_with_programs_leaves_no_program_runs_or_pod_workers_in_cycles() -> None:
+    """A program run, its pod's network record, its targets and the connections between runs refer to
+    each other; ``Cluster.close`` breaks those cycles (``Network.close``), so the runs and the kubelet
+    workers they hold go by reference counting, not with the next cyclic collection."""
+    scenario = SCENARIO.parents[1] / "network" / "pytorch-rendezvous-all-ranks-reach-rank0.yaml"
+    assert run_scenario(scenario).passed  # one-time garbage first
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        outcome = run_scenario(scenario)
+        gc.collect()
+        kinds = {type(o).__qualname__ for o in gc.garbage}
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert outcome.passed
+    assert not kinds & {"PodNet", "ProgramRun", "TargetRun", "Connection", "PodWorker", "ContainerRun"}, kinds
