@@ -3,6 +3,7 @@
 Run on demand (never in CI): ``python benchmarks/scale.py [--sizes 1000 2000] [--pods-per-job 500]``;
 ``--connect`` also runs the format-1.1 variant in which the driver's program listens and every worker's
 program connects to it (DNS, TCP, program milestones) and works 30 s instead of ``sleep 30``;
+``--variant when`` adds one ``when: all workers pods Running`` action;
 ``--invariants`` checks the invariants as scenario runs do, ``--shuffle-ties`` shuffles same-instant events.
 Prints pods, events (clock callbacks run), API writes, wall seconds and virtual seconds per wall second.
 The scenario goes through the real runner, so the figures include the trace recorder and the checks.
@@ -104,12 +105,26 @@ def connect_scenario(workers: int, pods_per_job: int) -> dict[str, object]:
     return body
 
 
+def when_scenario(workers: int, pods_per_job: int) -> dict[str, object]:
+    """The plain run with one ``when:`` action, as a regression scenario has them: once every worker is
+    Running, a label is patched onto the JobSet. The action waits on a milestone over all the workers,
+    so it is asked after each worker's Running event (quadratic in pods while that re-read the trace)."""
+    body = scenario(workers, pods_per_job)
+    body["name"] = f"scale-when-{workers}"
+    label = {"metadata": {"labels": {"all-running": "yes"}}}
+    body["actions"] = [{"when": "all workers pods Running", "patch": {"jobset": "scale", "merge": label}}]
+    return body
+
+
+VARIANTS = {"plain": scenario, "connect": connect_scenario, "when": when_scenario}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 4000, 8000])
     parser.add_argument("--pods-per-job", type=int, default=500)
     parser.add_argument("--connect", action="store_true", help="also run the connect-program variant")
-    parser.add_argument("--variant", choices=["plain", "connect"], default=None,
+    parser.add_argument("--variant", choices=list(VARIANTS), default=None,
                         help="run only this variant (benchmarks/whole_process.py times one per process)")
     parser.add_argument("--invariants", action="store_true",
                         help="check the invariants during the run, as scenario runs do (default: off, the "
@@ -122,7 +137,7 @@ def main() -> int:
 
     variants = [("plain", scenario)] + ([("connect", connect_scenario)] if args.connect else [])
     if args.variant is not None:
-        variants = [(args.variant, scenario if args.variant == "plain" else connect_scenario)]
+        variants = [(args.variant, VARIANTS[args.variant])]
     print(f"{'run':>8} {'pods':>6} {'jobs':>5} {'events':>8} {'wall s':>8} {'cpu s':>7} {'virtual s':>10} "
           f"{'virt/wall':>10}  result")
     with tempfile.TemporaryDirectory() as tmp:

@@ -22,6 +22,7 @@ case        pods     pods per Job  what it measures
 1k-inv      1,000    500           the small case with the invariants checked
 10k-c-inv   10,000   500           the connect case with the invariants (and the network one) checked
 10k-shuf    10,000   500           the headline case with same-instant events shuffled (shuffleTies)
+10k-when    10,000   500           the headline case with a ``when: all workers pods Running`` action
 ==========  =======  ============  ==========================================================
 """
 
@@ -63,6 +64,7 @@ CASES = {
         Case("1k-inv", 1_000, 500, ("--invariants",)),
         Case("10k-c-inv", 10_000, 500, ("--variant", "connect", "--invariants")),
         Case("10k-shuf", 10_000, 500, ("--shuffle-ties",)),
+        Case("10k-when", 10_000, 500, ("--variant", "when")),
     )
 }
 
