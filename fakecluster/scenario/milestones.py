@@ -131,9 +131,6 @@ class Milestone:
             and (event.attempt or 0) == self.attempt
         )
 
-    def _slot_of(self, event: TraceEvent) -> tuple[str | None, int | None, int | None]:
-        return (event.jobset, event.job_index, event.pod_index if self.kind == "Pod" else None)
-
     def _slots(self, shapes: Shapes) -> set[tuple[str | None, int | None, int | None]]:
         owners = [js for js, rjobs in shapes.items() if self.replicated_job in rjobs]
         if self.jobset is not None:
@@ -162,25 +159,26 @@ class MilestoneWatch:
     with ``find``, which reads the whole trace each time, that made a run quadratic in its pods (one
     ``when: all workers pods Running`` at 8,000 pods: 3.5 s became 93 s).
 
-    ``find`` itself is a fresh watch over the ordered trace, so the two cannot disagree. The watch starts
-    over (re-reads the trace) when handed another trace list, a shorter one, or other shapes (a session
-    that applies a JobSet mid-run); a trace out of (time, seq) order, never recorded by the runner, is
-    left to ``find``."""
+    ``find`` itself is a fresh watch over the ordered trace, so the two cannot disagree. The trace must
+    be in (time, seq) order, as the recorder's is by construction (``find`` sorts one that is not); the
+    watch starts over (re-reads the trace) when handed another trace list, a shorter one, or other
+    shapes (a session that applies a JobSet mid-run), and leaves to ``find`` a trace whose new events
+    start before the last one read."""
 
     __slots__ = ("_done", "_filled", "_hit", "_interchangeable", "_last", "_read", "_remaining",
-                 "_shapes_key", "_trace", "_unordered", "milestone")
+                 "_shapes_key", "_trace", "milestone")
 
     def __init__(self, milestone: Milestone) -> None:
         self.milestone = milestone
         self._trace: Sequence[TraceEvent] | None = None
         self._shapes_key: tuple[Any, ...] | None = None
         self._read = 0
-        self._last: tuple[float, int] | None = None
+        self._last: TraceEvent | None = None
         self._hit: TraceEvent | None = None
         self._done = False
-        """No event can make it happen any more (``all`` over no slots), or it has happened."""
-        self._unordered = False
-        self._remaining: set[tuple[str | None, int | None, int | None]] = set()
+        """It has happened, or no event can make it happen (``all`` over no slots)."""
+        self._remaining: set[tuple[str | None, int | None, int | None]] | None = None
+        """The ``all`` slots still to reach the event; None for ``first`` and JobSet milestones."""
         self._interchangeable: set[tuple[str | None, int | None]] = set()
         self._filled: dict[tuple[str | None, int | None], set[int | None]] = {}
 
@@ -190,53 +188,46 @@ class MilestoneWatch:
         key = tuple((name, tuple(groups.items())) for name, groups in shapes.items())
         if trace is not self._trace or key != self._shapes_key or len(trace) < self._read:
             self._start(trace, shapes, key)
-        if self._unordered:
-            return self.milestone.find(trace, shapes)
-        if self._done:
+        if self._done or self._read == len(trace):
             return self._hit
-        milestone, last = self.milestone, self._last
-        for at in range(self._read, len(trace)):
-            event = trace[at]
-            mark = (event.time, event.seq)
-            if last is not None and mark < last:
-                self._unordered = True
-                return self.milestone.find(trace, shapes)
-            last = mark
-            if milestone._matches(event) and self._fills(event):
-                self._hit, self._done, self._read, self._last = event, True, at + 1, last
+        first, last = trace[self._read], self._last
+        if last is not None and (first.time, first.seq) < (last.time, last.seq):
+            return self.milestone.find(trace, shapes)
+        new = trace if self._read == 0 else trace[self._read:]
+        self._read, self._last = len(trace), trace[-1]
+        matches = self.milestone._matches
+        if self._remaining is None:  # first, or a JobSet milestone: the first match
+            hit = next((e for e in new if matches(e)), None)
+            self._hit, self._done = hit, hit is not None
+            return hit
+        remaining, interchangeable, filled = self._remaining, self._interchangeable, self._filled
+        kind_is_pod = self.milestone.kind == "Pod"
+        for event in [e for e in new if matches(e)]:
+            slot = (event.jobset, event.job_index, event.pod_index if kind_is_pod else None)
+            if slot[:2] in interchangeable:
+                pods = filled.setdefault(slot[:2], set())
+                if slot[2] in pods:
+                    continue
+                slot = (slot[0], slot[1], len(pods))
+                pods.add(event.pod_index)
+            remaining.discard(slot)
+            if not remaining:
+                self._hit, self._done = event, True
                 return event
-        self._read, self._last = len(trace), last
         return None
 
     def _start(self, trace: Sequence[TraceEvent], shapes: Shapes, key: tuple[Any, ...]) -> None:
         milestone = self.milestone
         if milestone.kind == "JobSet" or milestone.quantifier == "first":
-            self._remaining, self._interchangeable = set(), set()
-            self._done = False
+            remaining: set[tuple[str | None, int | None, int | None]] | None = None
+            interchangeable: set[tuple[str | None, int | None]] = set()
         else:  # before anything is kept: if this raises, the next call starts over and raises again
-            self._remaining = milestone._slots(shapes)
-            self._interchangeable = milestone._non_indexed(shapes)
-            self._done = not self._remaining
+            remaining = milestone._slots(shapes)
+            interchangeable = milestone._non_indexed(shapes)
+        self._remaining, self._interchangeable, self._filled = remaining, interchangeable, {}
+        self._done = remaining is not None and not remaining
         self._trace, self._shapes_key = trace, key
-        self._read, self._last, self._hit, self._unordered = 0, None, None, False
-        self._filled = {}
-
-    def _fills(self, event: TraceEvent) -> bool:
-        """Take a matching event; True if the milestone happens at it. ``all``: the last slot (every
-        jobIndex, and for pods every completion index) reaches the event; a NonIndexed Job's slots are
-        filled by the first that many distinct pods (see :meth:`Milestone.find`)."""
-        milestone = self.milestone
-        if milestone.kind == "JobSet" or milestone.quantifier == "first":
-            return True
-        slot = milestone._slot_of(event)
-        if slot[:2] in self._interchangeable:
-            pods = self._filled.setdefault(slot[:2], set())
-            if slot[2] in pods:
-                return False
-            slot = (slot[0], slot[1], len(pods))
-            pods.add(event.pod_index)
-        self._remaining.discard(slot)
-        return not self._remaining
+        self._read, self._last, self._hit = 0, None, None
 
 
 def parse_milestone(text: str) -> Milestone:
