@@ -11,11 +11,14 @@ file's own seed), one item each. A failing item shows which expectation failed, 
 the timeline that matters; the short summary (``-rA``, the ``FAILED`` lines) shows the first failed
 expectation. ``--allow-dir DIR`` lets ``{file:}`` references read from DIR too; ``--fakecluster-report
 DIR`` writes an HTML timeline per item and an index. Heavy imports wait until a scenario runs or the
-fixture is used: the plugin is loaded by every pytest run in an environment that has the package.
+fixture is used: the plugin is loaded by every pytest run in an environment that has the package. A
+session that collected scenario files only freezes what collection built until it ends
+(:func:`pytest_collection_finish`); any other session's collector is left alone.
 """
 
 from __future__ import annotations
 
+import gc
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -121,6 +124,26 @@ def _limits(config: pytest.Config) -> RunLimits:
     from fakecluster.scenario.limits import RunLimits
 
     return RunLimits(allowed_dirs=tuple(Path(d) for d in config.getoption("fakecluster_allow_dirs") or ()))
+
+
+_FROZEN = pytest.StashKey[bool]()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """A session of scenario files only is a run of ours, as ``fakecluster run`` is: freeze every object
+    collection left (pytest, its plugins, the imports, the items: all of them live until the session
+    ends), so the cyclic collections between runs need not scan them (``scenarios/``: 5.1 -> 4.7 s).
+    Undone at the end (:func:`pytest_unconfigure`), for pytest run in-process. A session that also
+    collected anything else is the user's own, whose collector is left as it is."""
+    items = session.items
+    if items and all(isinstance(item, ScenarioItem | ManifestItem) for item in items):
+        gc.freeze()
+        session.config.stash[_FROZEN] = True
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config.stash.get(_FROZEN, False):
+        gc.unfreeze()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -3,6 +3,8 @@ the failed expectation, the seed and the timeline; tags become markers; ``-k`` s
 
 from __future__ import annotations
 
+import gc
+import json
 from pathlib import Path
 
 import pytest
@@ -255,3 +257,39 @@ def test_fixture_gives_each_test_a_fresh_configured_cluster(pytester: pytest.Pyt
     result = pytester.runpytest(*PLUGIN, "-s", "--fakecluster-seed", "5")
     result.assert_outcomes(passed=3)
     assert "SEED 5" in result.stdout.str()
+
+
+FREEZE_PROBE = """
+import gc, json, pathlib
+import pytest
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    with open(pathlib.Path(__file__).with_name("frozen.jsonl"), "a") as out:
+        out.write(json.dumps({"item": item.name, "frozen": gc.get_freeze_count()}) + "\\n")
+    yield
+"""
+
+
+def _frozen_counts(pytester: pytest.Pytester) -> list[int]:
+    lines = (pytester.path / "frozen.jsonl").read_text().splitlines()
+    return [json.loads(line)["frozen"] for line in lines]
+
+
+def test_a_session_of_scenarios_only_runs_frozen_and_thaws_at_the_end(suite: pytest.Pytester) -> None:
+    """What collection built is frozen while the scenarios run (no cyclic collection rescans it), and
+    thawed when the session ends: the in-process pytest leaves this process as it found it."""
+    suite.makeconftest(FREEZE_PROBE)
+    before = gc.get_freeze_count()
+    suite.runpytest(*PLUGIN).assert_outcomes(passed=1, failed=1)
+    counts = _frozen_counts(suite)
+    assert len(counts) == 2 and all(count > before + 10_000 for count in counts), counts
+    assert gc.get_freeze_count() == before
+
+
+def test_a_session_with_python_tests_too_leaves_the_collector_alone(suite: pytest.Pytester) -> None:
+    suite.makeconftest(FREEZE_PROBE)
+    suite.makepyfile(test_plain="def test_plain():\n    assert True\n")
+    before = gc.get_freeze_count()
+    suite.runpytest(*PLUGIN).assert_outcomes(passed=2, failed=1)
+    assert _frozen_counts(suite) == [before] * 3
