@@ -81,8 +81,14 @@ def random_write(rng: random.Random, server: ApiServer, names: list[str]) -> Non
         if target is None:
             return
         ns = target["metadata"]["namespace"]
-        if op < 0.55:
+        if op < 0.45:
             server.patch("Pod", ns, name, {"status": random_status(rng)}, subresource="status")
+        elif op < 0.5:  # the rest of the status shared with the stored one (merge patch), as the kubelet does
+            phase = rng.choice(["Pending", "Running", "Succeeded", "Failed"])
+            server.patch("Pod", ns, name, {"status": {"phase": phase}}, subresource="status")
+        elif op < 0.55:  # init container restarts: the regular containers' statuses shared
+            init = [{"name": "init", "restartCount": rng.randrange(3)}]
+            server.patch("Pod", ns, name, {"status": {"initContainerStatuses": init}}, subresource="status")
         elif op < 0.65:
             finalizers = rng.choice([None, [TRACKING], [OTHER_FINALIZER], [OTHER_FINALIZER, TRACKING]])
             server.patch("Pod", ns, name, {"metadata": {"finalizers": finalizers}})

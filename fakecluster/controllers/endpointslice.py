@@ -152,6 +152,9 @@ _CONDITIONS: dict[tuple[bool, bool, bool], Obj] = {
 """The eight endpoint ``conditions`` values, each one shared dict (stored objects are never changed)."""
 
 
+_TERMINAL = ("Succeeded", "Failed")
+
+
 def pod_endpoint(pod: Obj, service_name: str, publish_not_ready: bool,
                  previous: Obj | None = None) -> Obj | None:
     """The endpoint of ``pod`` in a slice of Service ``service_name`` (``podToEndpoint``), or ``None``
@@ -161,7 +164,7 @@ def pod_endpoint(pod: Obj, service_name: str, publish_not_ready: bool,
     endpoint shares its unchanged parts (the pod's name and uid never change, nor mostly its IP)."""
     status = pod.get("status") or {}
     ip = status.get("podIP")
-    if not ip or status.get("phase") in ("Succeeded", "Failed"):
+    if not ip or status.get("phase") in _TERMINAL:
         return None
     meta = pod["metadata"]
     spec = pod.get("spec") or {}
@@ -291,8 +294,18 @@ class EndpointSliceController:
                 and meta.get("deletionTimestamp") == old["metadata"].get("deletionTimestamp") \
                 and meta.get("labels") is old["metadata"].get("labels"):
             return  # nothing an endpoint is made of changed (copy-on-write store: same objects)
-        if listed is None and not (pod.get("status") or {}).get("podIP"):
+        status = pod.get("status") or {}
+        if listed is None and not status.get("podIP"):
             return  # in no slice, and without an IP in none to come (ShouldPodBeInEndpoints)
+        if listed is not None and old is not None and pod["spec"] is old["spec"] \
+                and meta.get("deletionTimestamp") == old["metadata"].get("deletionTimestamp") \
+                and meta.get("labels") is old["metadata"].get("labels"):
+            old_status = old.get("status") or {}
+            if status.get("conditions") is old_status.get("conditions") \
+                    and status.get("podIP") == old_status.get("podIP") \
+                    and (status.get("phase") in _TERMINAL) == (old_status.get("phase") in _TERMINAL):
+                return  # a status write that left readiness, IP and terminal phase alone (a container
+                # started): the endpoint, built from the previous version, stands
         services = self._by_namespace.get(meta.get("namespace", ""))
         if services:
             labels = meta.get("labels") or {}

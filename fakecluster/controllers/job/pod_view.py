@@ -218,13 +218,19 @@ def _with_finalizers(known: _MetadataInputs, facts: PodFacts,
     return known, _new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer, uid))
 
 
-def _with_status(facts: PodFacts, pod: Obj, status: Obj | None) -> PodFacts:
+def _with_status(facts: PodFacts, pod: Obj, status: Obj | None, seen_status: Obj | None) -> PodFacts:
     """``facts`` with the status-derived ones (phase, readiness, restarts) taken from ``pod``, whose
     status is ``status``; the very same tuple if none of them changed, so the caller knows the class
-    did not either."""
+    did not either. ``seen_status``: the status ``facts`` were derived from; its conditions or container
+    statuses, where ``status`` holds the very same list (the kubelet keeps what did not change, the
+    store never changes it), give the same readiness or restarts without another look."""
     controlled, seen_phase, deleting, index, seen_ready, seen_restarts, has_finalizer, uid = facts
-    phase = (status or {}).get("phase")
-    ready, restarts = is_pod_ready(pod), restart_count(pod)
+    status, seen_status = status or {}, seen_status or {}
+    phase = status.get("phase")
+    ready = seen_ready if status.get("conditions") is seen_status.get("conditions") else is_pod_ready(pod)
+    restarts = (seen_restarts if status.get("containerStatuses") is seen_status.get("containerStatuses")
+                and status.get("initContainerStatuses") is seen_status.get("initContainerStatuses")
+                else restart_count(pod))
     if phase == seen_phase and ready == seen_ready and restarts == seen_restarts:
         return facts
     return _new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer, uid))
@@ -302,7 +308,7 @@ class JobPodView:
         if meta.get("finalizers") is not finalizers:
             known, facts = _with_finalizers(known, facts, meta.get("finalizers"))
         if status is not previous.status:
-            facts = _with_status(facts, pod, status)
+            facts = _with_status(facts, pod, status, previous.status)
         cls = previous.cls if facts is previous.facts else pod_class(facts, self._only_replace_failed)
         return _Record(pod, facts, cls, known, status)
 
