@@ -98,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_paths(validate)
     _add_allow_dir(validate)
-    validate.set_defaults(handler=_validate)
+    validate.set_defaults(handler=_validate, preload=RUN_MODULES)
 
     _add_report_commands(sub)
     _add_explore_command(sub)
@@ -252,7 +252,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 RUN_MODULES = ("fakecluster.scenario.runner", "fakecluster.scenario.discovery",
                "fakecluster.scenario.selection", "fakecluster.progress", "fakecluster.report.cli")
 """What ``run`` imports before its first scenario (the workload plugin too: see :func:`import_for_good`;
-``benchmarks/scale.py`` starts the same way, so its runs pay what ``fakecluster run`` pays)."""
+``validate``, which loads the same, and ``benchmarks/scale.py`` start the same way, so its runs pay
+what ``fakecluster run`` pays)."""
 
 
 def import_for_good(modules: Sequence[str] = RUN_MODULES) -> None:

@@ -37,6 +37,8 @@ def _scenario() -> Path:
 def test_run_freezes_what_its_imports_built_and_collects_again_afterwards() -> None:
     result = _probe("run", str(_scenario()), "-q")
     assert result["status"] == 0
+    checked = _probe("validate", str(_scenario()))  # loads what run loads, and starts the same way
+    assert checked["status"] == 0 and isinstance(checked["frozen"], int) and checked["frozen"] > 50_000
     assert result["runner"] is True and result["jobset"] is True  # the plugin is loaded before the freeze
     assert isinstance(result["frozen"], int) and result["frozen"] > 50_000  # schemas, classes, tables
     assert result["enabled"] is True
