@@ -294,18 +294,8 @@ class EndpointSliceController:
                 and meta.get("deletionTimestamp") == old["metadata"].get("deletionTimestamp") \
                 and meta.get("labels") is old["metadata"].get("labels"):
             return  # nothing an endpoint is made of changed (copy-on-write store: same objects)
-        status = pod.get("status") or {}
-        if listed is None and not status.get("podIP"):
+        if listed is None and not (pod.get("status") or {}).get("podIP"):
             return  # in no slice, and without an IP in none to come (ShouldPodBeInEndpoints)
-        if listed is not None and old is not None and pod["spec"] is old["spec"] \
-                and meta.get("deletionTimestamp") == old["metadata"].get("deletionTimestamp") \
-                and meta.get("labels") is old["metadata"].get("labels"):
-            old_status = old.get("status") or {}
-            if status.get("conditions") is old_status.get("conditions") \
-                    and status.get("podIP") == old_status.get("podIP") \
-                    and (status.get("phase") in _TERMINAL) == (old_status.get("phase") in _TERMINAL):
-                return  # a status write that left readiness, IP and terminal phase alone (a container
-                # started): the endpoint, built from the previous version, stands
         services = self._by_namespace.get(meta.get("namespace", ""))
         if services:
             labels = meta.get("labels") or {}

@@ -154,8 +154,6 @@ class Network:
                 run.targets.clear()
                 run.inbound.clear()
                 run.timers.clear()
-        self._by_uid.clear()
-        self._by_ip.clear()
 
     # ------------------------------------------------------------------ program callbacks
     def emit(self, pod: PodNet, kind: str, event: str, detail: str) -> None:
