@@ -261,8 +261,8 @@ def import_for_good(modules: Sequence[str] = RUN_MODULES) -> None:
     paused, then freeze every object there is (``gc.freeze``): the classes, pydantic schemas and tables
     an import builds live as long as the process, so no collection need scan them again, nor the one
     Python runs at exit. Paused, the collector does not rescan the growing heap during the imports
-    either. A one-scenario run: 0.44 -> 0.33 s. Only a process this command line owns does this; the
-    pytest plugin leaves its host's collector alone."""
+    either. A one-scenario run: 0.44 -> 0.33 s. Only for a process this command line owns; the pytest
+    plugin does the like only for a session of scenario files (``pytest_collection_finish``)."""
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -375,8 +375,7 @@ class FakeCluster:
             return hit.time
 
         def stop_when_reached(event: TraceEvent) -> None:
-            hit = event.kind == target.kind and event.event == target.event
-            if hit and watch.advance(self.recorder.trace, self.shapes) is not None:
+            if target.matches(event) and watch.advance(self.recorder.trace, self.shapes) is not None:
                 self.cluster.clock.stop()
 
         self.recorder.listeners.append(stop_when_reached)

@@ -25,6 +25,16 @@ JOBSET: dict[str, Any] = jobset_object(
 PODS = [{"match": {}, "schedule": "1s", "start": "1s", "exit": {"after": "20s"}, "jitter": "500ms"}]
 
 
+def test_run_to_jobset_finished_stops_at_the_event_that_makes_it_happen() -> None:
+    """``jobset Finished`` happens at the JobSet's Completed (or Failed) event, which is not named
+    Finished: the run stops there, as for any other milestone, not at the end of the work."""
+    cluster = FakeCluster(seed=4, pods=PODS, nodes=[{"name": "n", "count": 2}])
+    cluster.apply({**JOBSET, "spec": {**JOBSET["spec"], "ttlSecondsAfterFinished": 60}})
+    finished = cluster.run(milestone="jobset Finished")
+    assert cluster.now == finished == cluster.milestone("jobset Completed")
+    assert cluster.get("JobSet", "js") is not None  # its TTL (60 s on) has not run out
+
+
 def test_build_apply_run_and_read() -> None:
     cluster = FakeCluster(seed=4, pods=PODS, nodes=[{"name": "n", "count": 2}])
     created = cluster.apply(JOBSET)

@@ -70,8 +70,7 @@ class ActionPlayer:
     def _watch_milestones(self, event: TraceEvent) -> None:
         for entry in list(self._pending_when):
             i, action, watch = entry
-            milestone = watch.milestone
-            if milestone.kind != event.kind or milestone.event not in (event.event, "Finished"):
+            if not watch.milestone.matches(event):
                 continue
             hit = watch.advance(self.recorder.trace, self.shapes)  # reads only the events since last time
             if hit is not None:

@@ -114,7 +114,9 @@ class Milestone:
                 found.update((js, ji) for ji in range(shape.replicas))
         return found
 
-    def _matches(self, event: TraceEvent) -> bool:
+    def matches(self, event: TraceEvent) -> bool:
+        """Whether ``event`` is one this milestone counts: the only events at which it can happen, so
+        whoever follows it (a ``when:`` action, ``run(milestone=...)``) need ask only after those."""
         if event.kind != self.kind:
             return False
         if event.event != self.event and not (
@@ -155,7 +157,8 @@ class Milestone:
 class MilestoneWatch:
     """One milestone followed through a trace as the run records it: :meth:`advance` answers what
     :meth:`Milestone.find` answers over the trace so far, reading only the events recorded since the last
-    call. ``when:`` actions and ``run(milestone=...)`` ask after every event that could make it happen;
+    call. ``when:`` actions and ``run(milestone=...)`` ask after every event it counts
+    (:meth:`Milestone.matches`);
     with ``find``, which reads the whole trace each time, that made a run quadratic in its pods (one
     ``when: all workers pods Running`` at 8,000 pods: 3.5 s became 93 s).
 
@@ -195,7 +198,7 @@ class MilestoneWatch:
             return self.milestone.find(trace, shapes)
         new = trace if self._read == 0 else trace[self._read:]
         self._read, self._last = len(trace), trace[-1]
-        matches = self.milestone._matches
+        matches = self.milestone.matches
         if self._remaining is None:  # first, or a JobSet milestone: the first match
             hit = next((e for e in new if matches(e)), None)
             self._hit, self._done = hit, hit is not None
