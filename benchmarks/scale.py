@@ -5,6 +5,9 @@ Run on demand (never in CI): ``python benchmarks/scale.py [--sizes 1000 2000] [-
 program connects to it (DNS, TCP, program milestones) and works 30 s instead of ``sleep 30``;
 ``--variant when`` adds one ``when: all workers pods Running`` action;
 ``--invariants`` checks the invariants as scenario runs do, ``--shuffle-ties`` shuffles same-instant events.
+``--without-network`` is for measuring the network's cost only (``benchmarks/network_cost.py``): the
+cluster runs without its EndpointSlice controller and without the DNS server's EndpointSlice watch, so
+no slice is written and nothing is indexed; everything else is as in the plain run.
 Prints pods, events (clock callbacks run), API writes, wall seconds and virtual seconds per wall second.
 The scenario goes through the real runner, so the figures include the trace recorder and the checks.
 """
@@ -16,11 +19,16 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
 from fakecluster.cli import import_for_good
 from fakecluster.wallclock_freeze import real_perf_counter
+
+if TYPE_CHECKING:
+    from fakecluster.api.watch import WatchEvent
+    from fakecluster.clock import Clock
 
 
 def scenario(workers: int, pods_per_job: int) -> dict[str, object]:
@@ -119,6 +127,28 @@ def when_scenario(workers: int, pods_per_job: int) -> dict[str, object]:
 VARIANTS = {"plain": scenario, "connect": connect_scenario, "when": when_scenario}
 
 
+def without_network() -> None:
+    """Measurement only: every cluster made from now on has no EndpointSlice controller (it watches
+    nothing and writes no slice) and its DNS server takes in no slice. What a scenario with a Service
+    costs because of the network is then the difference to the plain run; a scenario that needs
+    slices, DNS names or programs cannot pass this way (the plain, ``when`` and ``--invariants`` runs
+    do not need them)."""
+    from fakecluster.controllers import endpointslice
+    from fakecluster.network.dns import DnsServer
+    from fakecluster.runtime import Controller
+
+    def idle_controller(self: endpointslice.EndpointSliceController, client: object, clock: Clock,
+                        rng: object, *, latency: float = 0.0) -> None:
+        self.writes = 0
+        self.controller = Controller(clock, endpointslice.COMPONENT, lambda key: None, latency=latency)
+
+    def take_in_nothing(self: DnsServer, event: WatchEvent) -> None:
+        return None
+
+    endpointslice.EndpointSliceController.__init__ = idle_controller  # type: ignore[method-assign]
+    DnsServer.watch = take_in_nothing  # type: ignore[method-assign]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 4000, 8000])
@@ -131,9 +161,14 @@ def main() -> int:
                              "cluster alone)")
     parser.add_argument("--shuffle-ties", action="store_true",
                         help="same-instant events in a seeded random order (cluster.shuffleTies: true)")
+    parser.add_argument("--without-network", action="store_true",
+                        help="measurement only: no EndpointSlice controller, no DNS indexing")
     args = parser.parse_args()
     import_for_good()  # as `fakecluster run` starts: the runner imported, then frozen (fakecluster/cli.py)
     from fakecluster.scenario.runner import run_scenario
+
+    if args.without_network:
+        without_network()
 
     variants = [("plain", scenario)] + ([("connect", connect_scenario)] if args.connect else [])
     if args.variant is not None:
