@@ -32,10 +32,17 @@ _ACCEPTED = frozenset(_SAME_OR_EQUAL_STRING + _SAME_OBJECT)
 _ABSENT = object()
 
 
-def short_update(rtype: ResourceType, obj: Obj, old: Obj, has_hooks: bool) -> tuple[Obj, int, int] | None:
+def short_update(rtype: ResourceType, obj: Obj, old: Obj, has_hooks: bool,
+                 kept_ends: tuple[int, int] | None = None) -> tuple[Obj, int, int] | None:
     """For a donated update of ``old`` to ``obj``: the new version (its ``resourceVersion`` still the
     stored one), with how many leading and trailing items of the first item list it shares with ``old``
-    by identity; or None when the write must take the generic path."""
+    by identity; or None when the write must take the generic path.
+
+    ``kept_ends``: the writer's own lower bounds on those two counts (the EndpointSlice controller
+    knows where it changed a slice since its last write); the shared ends are then found by going on
+    from them, past the items the writer could not vouch for, instead of scanning the whole list from
+    both ends (a third of the cost of a one-endpoint write of a full slice). The result is the same
+    (:meth:`~fakecluster.apiserver.snapshots.SnapshotGuard.check_kept_ends` checks it in the suite)."""
     if (has_hooks or rtype.status_subresource or rtype.generation != "none" or rtype.stored_valid
             or type(rtype.strategy) is not Strategy or rtype.model is None):
         return None
@@ -62,7 +69,10 @@ def short_update(rtype: ResourceType, obj: Obj, old: Obj, has_hooks: bool) -> tu
                 if value is stored:
                     continue
                 return None
-            head, tail = shared_ends(stored, value)
+            if kept_ends is not None and key == item_lists[0]:
+                head, tail = _ends_from(stored, value, kept_ends)
+            else:
+                head, tail = shared_ends(stored, value)
             if head + tail < len(value):
                 model = item_model(rtype.model, key)
                 if model is None:
@@ -88,3 +98,17 @@ def short_update(rtype: ResourceType, obj: Obj, old: Obj, has_hooks: bool) -> tu
     keep_fixed_metadata(new_meta, old_meta)
     new_meta["resourceVersion"] = old_meta["resourceVersion"]
     return new, *shared
+
+
+def _ends_from(old: list[object], new: list[object], kept: tuple[int, int]) -> tuple[int, int]:
+    """:func:`~fakecluster.api.objects.shared_ends` of ``old`` and ``new`` when at least ``kept`` items
+    at each end are known to be shared: each end is followed on from there, item by item."""
+    shorter = min(len(old), len(new))
+    head = min(kept[0], shorter)
+    while head < shorter and new[head] is old[head]:
+        head += 1
+    room = shorter - head
+    tail = min(kept[1], room)
+    while tail < room and new[-1 - tail] is old[-1 - tail]:
+        tail += 1
+    return head, tail

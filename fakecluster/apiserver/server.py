@@ -144,9 +144,10 @@ class ApiServer:
         """POST; see :meth:`WritePath.create <fakecluster.apiserver.writes.WritePath.create>`."""
         return self._writes.create(obj, donate=donate, template=template)
 
-    def update(self, obj: Obj, *, subresource: str | None = None, donate: bool = False) -> Obj:
+    def update(self, obj: Obj, *, subresource: str | None = None, donate: bool = False,
+               kept_ends: tuple[int, int] | None = None) -> Obj:
         """PUT; see :meth:`WritePath.update <fakecluster.apiserver.writes.WritePath.update>`."""
-        return self._writes.update(obj, subresource=subresource, donate=donate)
+        return self._writes.update(obj, subresource=subresource, donate=donate, kept_ends=kept_ends)
 
     def patch(
         self, kind: str, namespace: str, name: str, patch: Obj, *, subresource: str | None = None

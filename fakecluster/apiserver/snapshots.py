@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from fakecluster.api.objects import Obj, clone
+from fakecluster.api.objects import Obj, clone, shared_ends
 
 ENV_VAR = "FAKECLUSTER_CHECK_SNAPSHOTS"
 """Set to ``1`` to construct every :class:`~fakecluster.apiserver.server.ApiServer` with a guard."""
@@ -37,6 +37,11 @@ def enabled_by_environment() -> bool:
 
 class SnapshotMutated(AssertionError):
     """A caller changed an object the API server handed out as a shared read-only snapshot."""
+
+
+class KeptEndsWrong(AssertionError):
+    """A donating caller's ``kept_ends`` claimed items it had not kept (see :meth:`SnapshotGuard.
+    check_kept_ends`)."""
 
 
 def _first_difference(now: Any, then: Any, path: str) -> str:
@@ -69,6 +74,18 @@ class SnapshotGuard:
         """``obj`` went to a caller: compare it at the next check."""
         if obj is not None:
             self._handed[id(obj)] = None
+
+    def check_kept_ends(self, old: Obj, new: Obj, field: str, found: tuple[int, int]) -> None:
+        """The other promise a donating writer makes: the leading and trailing items of ``field`` it
+        said it kept are the stored version's very objects (the server skips them). Then the ends the
+        server ``found`` from that claim are the ones a scan of both whole lists finds; raise
+        :class:`KeptEndsWrong` if not."""
+        scanned = shared_ends(old.get(field) or [], new.get(field) or [])
+        if scanned != found:
+            meta = old.get("metadata") or {}
+            raise KeptEndsWrong(
+                f"{old.get('kind')} {meta.get('namespace')}/{meta.get('name')}: the writer's kept_ends "
+                f"led to {found} shared items at the ends of {field}, a scan finds {scanned}")
 
     def verify(self) -> None:
         """Raise :class:`SnapshotMutated` if a version handed out since the last check has changed."""

@@ -238,7 +238,8 @@ class WritePath:
                            valid_namespaces=self._valid_namespaces)
 
     def update(
-        self, obj: Obj, *, subresource: str | None = None, donate: bool = False, _patch: bool = False
+        self, obj: Obj, *, subresource: str | None = None, donate: bool = False, _patch: bool = False,
+        kept_ends: tuple[int, int] | None = None,
     ) -> Obj:
         """PUT. ``subresource="status"`` writes only status; the main endpoint ignores status.
 
@@ -247,7 +248,10 @@ class WritePath:
         it hands over the whole object (the EndpointSlice controller builds each slice version afresh
         from endpoint objects it never changes), which is then stored uncopied, sharing those objects
         with the previous version, whose schema check they need not pass again
-        (:attr:`ResourceType.item_lists`).
+        (:attr:`ResourceType.item_lists`). ``kept_ends``: the donating caller's lower bounds on the
+        items it kept at each end of the first item list (see
+        :func:`~fakecluster.apiserver.item_updates.short_update`); with the snapshot guard on, the
+        ends found from them are checked against a scan of the whole list.
         """
         if self._snapshots is not None:
             self._snapshots.verify()
@@ -266,8 +270,10 @@ class WritePath:
         if old is None:
             raise errors.NotFound(rtype.plural, rtype.group, name)
         if donate and subresource is None and rtype.item_lists:
-            short = short_update(rtype, obj, old, kind in self._admission.hooks)
+            short = short_update(rtype, obj, old, kind in self._admission.hooks, kept_ends)
             if short is not None:
+                if kept_ends is not None and self._snapshots is not None:
+                    self._snapshots.check_kept_ends(old, obj, rtype.item_lists[0], short[1:])
                 return self._store_short(kind, key, old, short)
         rv = meta_in.get("resourceVersion")
         if rv:

@@ -107,9 +107,9 @@ class ConflictInjectingClient(ForwardingClient):
         self._maybe_conflict("update", obj.get("kind"), (obj.get("metadata") or {}).get("name", ""))
         return self.inner.update(obj)
 
-    def update_donated(self, obj: Obj) -> Obj:
+    def update_donated(self, obj: Obj, *, kept_ends: tuple[int, int] | None = None) -> Obj:
         self._maybe_conflict("update", obj.get("kind"), (obj.get("metadata") or {}).get("name", ""))
-        return self.inner.update_donated(obj)
+        return self.inner.update_donated(obj, kept_ends=kept_ends)
 
     def update_status(self, obj: Obj) -> Obj:
         self._maybe_conflict("update_status", obj.get("kind"), (obj.get("metadata") or {}).get("name", ""))

@@ -75,8 +75,8 @@ class ForwardingClient:
     def update_status_donated(self, obj: Obj) -> Obj:
         return self.inner.update_status_donated(obj)
 
-    def update_donated(self, obj: Obj) -> Obj:
-        return self.inner.update_donated(obj)
+    def update_donated(self, obj: Obj, *, kept_ends: tuple[int, int] | None = None) -> Obj:
+        return self.inner.update_donated(obj, kept_ends=kept_ends)
 
     def validated_spec(self, kind: str, spec: Obj, metadata: Obj | None = None) -> ValidatedSpec:
         return self.inner.validated_spec(kind, spec, metadata)

@@ -39,8 +39,13 @@ class InternalClient(Client, Protocol):
         """``update_status``, the caller giving up ``obj["status"]`` (stored as is, never touched again)."""
         ...
 
-    def update_donated(self, obj: Obj) -> Obj:
-        """``update``, the caller giving up ``obj`` (nothing it shares is ever changed)."""
+    def update_donated(self, obj: Obj, *, kept_ends: tuple[int, int] | None = None) -> Obj:
+        """``update``, the caller giving up ``obj`` (nothing it shares is ever changed).
+
+        ``kept_ends``: for a kind with item lists (an EndpointSlice), at least how many leading and
+        trailing items of the first item list are the stored version's very objects, as the caller
+        knows from what it changed since its last write; the server then looks for the changed items
+        only between those ends (see :func:`~fakecluster.apiserver.item_updates.short_update`)."""
         ...
 
     def validated_spec(self, kind: str, spec: Obj, metadata: Obj | None = None) -> ValidatedSpec:

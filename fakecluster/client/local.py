@@ -78,8 +78,8 @@ class LocalClient:
     def update_status_donated(self, obj: Obj) -> Obj:
         return self.server.update(obj, subresource="status", donate=True)
 
-    def update_donated(self, obj: Obj) -> Obj:
-        return self.server.update(obj, donate=True)
+    def update_donated(self, obj: Obj, *, kept_ends: tuple[int, int] | None = None) -> Obj:
+        return self.server.update(obj, donate=True, kept_ends=kept_ends)
 
     def validated_spec(self, kind: str, spec: Obj, metadata: Obj | None = None) -> ValidatedSpec:
         return self.server.validated_spec(kind, spec, metadata)

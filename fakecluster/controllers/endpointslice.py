@@ -90,10 +90,32 @@ class _Slice:
     wires: list[Obj] = field(default_factory=list)
     """The members' endpoint dicts, parallel to :attr:`order` (a write copies this list)."""
 
-    def position(self, endpoint: _Endpoint) -> int:
-        return bisect_left(self.order, endpoint.key)
     stored: bool = False
     """Created in the API server already (else the next sync creates it)."""
+    kept_head: int = 0
+    kept_tail: int = 0
+    """At least how many leading and trailing :attr:`wires` are those of the version last written, at
+    the same places from their end: after a write all of them; a change at position ``p`` keeps the
+    ``p`` before it and the ones after it. Handed to the API server with the next write, which then
+    looks for the changed endpoints between the two ends only."""
+
+    def position(self, endpoint: _Endpoint) -> int:
+        return bisect_left(self.order, endpoint.key)
+
+    def replaced(self, at: int) -> None:
+        """The endpoint at ``at`` is a new one."""
+        self.kept_head = min(self.kept_head, at)
+        self.kept_tail = min(self.kept_tail, len(self.wires) - 1 - at)
+
+    def inserted(self, at: int) -> None:
+        """An endpoint went in at ``at`` (the ones after it moved up by one, from the end they stay)."""
+        self.kept_head = min(self.kept_head, at)
+        self.kept_tail = min(self.kept_tail, len(self.wires) - 1 - at)
+
+    def removed(self, at: int) -> None:
+        """The endpoint that was at ``at`` went."""
+        self.kept_head = min(self.kept_head, at)
+        self.kept_tail = min(self.kept_tail, len(self.wires) - at)
 
 
 @dataclass(slots=True)
@@ -261,6 +283,7 @@ class EndpointSliceController:
                 s.members.clear()
                 s.order.clear()
                 s.wires.clear()
+                s.kept_head = s.kept_tail = 0
             self._forget_service(key, state)
         self._services[key] = fresh
         self._by_namespace.setdefault(key[0], {})[key[1]] = fresh
@@ -337,9 +360,12 @@ class EndpointSliceController:
             if current.wire is wire:
                 return
             current.wire = wire
-            if current.slice is not None:
-                current.slice.wires[current.slice.position(current)] = wire
-                state.dirty[id(current.slice)] = current.slice
+            s = current.slice
+            if s is not None:
+                at = s.position(current)
+                s.wires[at] = wire
+                s.replaced(at)
+                state.dirty[id(s)] = s
             self.controller.enqueue(key)
             return
         meta = pod["metadata"]
@@ -372,6 +398,7 @@ class EndpointSliceController:
             at = endpoint.slice.position(endpoint)
             del endpoint.slice.order[at]
             del endpoint.slice.wires[at]
+            endpoint.slice.removed(at)
             state.dirty[id(endpoint.slice)] = endpoint.slice
         self.controller.enqueue(key)
 
@@ -431,6 +458,7 @@ class EndpointSliceController:
             at = target.position(endpoint)
             target.order.insert(at, endpoint.key)
             target.wires.insert(at, endpoint.wire)
+            target.inserted(at)
             endpoint.slice = target
             state.dirty[id(target)] = target
 
@@ -477,12 +505,13 @@ class EndpointSliceController:
             # endpoints, which the DNS server then skips by identity; the API server checks the schema
             # of every endpoint the stored version does not already hold.
             if s.stored:
-                self._client.update_donated(body)
+                self._client.update_donated(body, kept_ends=(s.kept_head, s.kept_tail))
             elif state.deleting:
                 return
             else:
                 self._client.create_donated(body)
                 s.stored = True
+            s.kept_head = s.kept_tail = len(wires)
         except ApiError as err:
             if isinstance(err, NotFound) and s.stored:
                 s.stored = False  # deleted meanwhile: create it afresh on the retry
