@@ -1,0 +1,38 @@
+"""The digest's canonical lines (:func:`fakecluster.scenario.trace.canonical_lines`): the line format,
+and the time formatted once per instant giving what formatting each event on its own gives."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fakecluster.scenario.trace import TraceEvent, canonical_lines, trace_digest
+
+
+def test_the_line_format_is_pinned() -> None:
+    event = TraceEvent(12.5, 7, "Pod", "default", "js-w-0-1-abcde", "Ready", "js", "w", 0, 1, 2, 'a\\b\nc')
+    assert event.key() == '12.500000 Pod default/js-w-0-1-abcde Ready js=js rj=w ji=0 pi=1 a=2 a\\\\b\\nc'
+    bare = TraceEvent(0.0, 0, "EndpointSlice", "default", "svc-x", "Updated")
+    assert bare.key() == "0.000000 EndpointSlice default/svc-x Updated"
+
+
+_optional_text = st.none() | st.text(max_size=4)
+_optional_int = st.none() | st.integers(0, 3)
+_events = st.builds(
+    TraceEvent,
+    st.sampled_from([0.0, -0.0, 1.0, 1.0000004, 2.5, 1e9 + 0.1234567]), st.integers(0, 9),
+    st.sampled_from(["Pod", "Job"]), st.text(max_size=3), st.text(max_size=3),
+    st.sampled_from(["Ready", "X"]),
+    _optional_text, _optional_text, _optional_int, _optional_int, _optional_int,
+    st.text(alphabet="ab\\\n", max_size=4))
+
+
+@settings(max_examples=300)
+@given(st.lists(_events, max_size=12))
+def test_lines_of_a_whole_trace_are_each_events_own_line(trace: list[TraceEvent]) -> None:
+    """Runs of one instant (repeated times, zeros of either sign) share the formatted time; each line
+    is still exactly the event's own ``key()``."""
+    assert canonical_lines(trace) == [event.key() for event in trace]
+    assert trace_digest(trace) == trace_digest(list(trace))
+    for event in trace:
+        assert event.key().startswith(f"{event.time:.6f} ")
