@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj
-from fakecluster.api.validation import validate_model
 from fakecluster.api.watch import WatchEvent
 from fakecluster.apiserver import item_updates, writes
 from fakecluster.cluster import Cluster
@@ -212,13 +211,13 @@ def test_a_batched_write_checks_only_the_endpoints_the_stored_version_does_not_h
             "items": [("shared", 0), ("new", 11), ("shared", 2), ("new", 13), ("shared", 4)],
             "endpoints_value": "list", "field": "keep", "meta": "keep"}
     checked: list[Obj] = []
-    real = validate_model
+    real = item_updates.is_valid
 
-    def counting(model: Any, item: Any) -> Any:
+    def counting(model: Any, item: Any) -> bool:
         checked.append(item)
         return real(model, item)
 
-    monkeypatch.setattr(item_updates, "validate_model", counting)
+    monkeypatch.setattr(item_updates, "is_valid", counting)
     with pytest.MonkeyPatch.context() as patch:
         answer, stored, events, writes_count, taken = _play(plan, True, patch)
     assert taken

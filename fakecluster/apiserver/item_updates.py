@@ -20,7 +20,7 @@ generic path, which then gives the answer and the error message it always gives:
 from __future__ import annotations
 
 from fakecluster.api.objects import Obj, shared_ends
-from fakecluster.api.validation import item_model, validate_model
+from fakecluster.api.validation import is_valid, item_model
 from fakecluster.apiserver.object_meta import keep_fixed_metadata
 from fakecluster.apiserver.resources import ResourceType, Strategy
 
@@ -82,7 +82,7 @@ def short_update(rtype: ResourceType, obj: Obj, old: Obj, has_hooks: bool,
                 # rest passed this check when stored, like the shared ends.
                 known = set(map(id, stored[head:len(stored) - tail])) if len(middle) > 1 else ()
                 for item in middle:
-                    if id(item) not in known and (type(item) is not dict or validate_model(model, item)[1]):
+                    if id(item) not in known and (type(item) is not dict or not is_valid(model, item)):
                         return None
             if key == item_lists[0]:
                 shared = (head, tail)
