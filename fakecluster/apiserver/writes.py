@@ -148,7 +148,8 @@ class WritePath:
         if not isinstance(kind, str):
             raise errors.BadRequest("Object 'Kind' is missing in the request body")
         rtype = self._resource(kind)
-        check_metadata_types(obj.get("metadata", {}))
+        checked = obj.get("metadata", {})
+        check_metadata_types(checked)
         hooks = self._admission.create_mutators(kind)
         if donate and rtype.strategy.copies_on_write and all(h.copies_on_write for h in hooks):
             obj = dict(obj)
@@ -184,7 +185,10 @@ class WritePath:
             meta["name"] = generate_name(self._rng, meta["generateName"])
         obj = self._admission.admit("CREATE", kind, obj, None, mutate=True)
         if obj["metadata"] is not meta or hooks:
-            check_metadata_types(obj["metadata"])  # again: a mutating webhook may have changed it
+            # Again: a mutating webhook may have changed it. The labels, annotations, finalizers and
+            # references it kept are the very objects checked above (a copy-on-write hook replaces
+            # what it changes; without one, ``obj`` is a deep copy and shares nothing with them).
+            check_metadata_types(obj["metadata"], checked if isinstance(checked, dict) else None)
         meta = obj["metadata"]
         errs = self._meta_errors(meta, rtype)
         if template is not None:
