@@ -3,10 +3,12 @@ and the time formatted once per instant giving what formatting each event on its
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fakecluster.scenario.trace import TraceEvent, canonical_lines, trace_digest
+from fakecluster.scenario.trace import TraceEvent, canonical_lines, in_trace_order, trace_digest
 
 
 def test_the_line_format_is_pinned() -> None:
@@ -36,3 +38,14 @@ def test_lines_of_a_whole_trace_are_each_events_own_line(trace: list[TraceEvent]
     assert trace_digest(trace) == trace_digest(list(trace))
     for event in trace:
         assert event.key().startswith(f"{event.time:.6f} ")
+
+
+@settings(max_examples=300)
+@given(st.lists(st.tuples(st.sampled_from([0.0, 1.0, 2.5]), st.integers(0, 4)), max_size=10))
+def test_in_trace_order_is_time_then_seq_and_keeps_an_ordered_trace_as_it_is(
+        stamps: list[tuple[float, int]]) -> None:
+    trace = [TraceEvent(t, s, "Pod", "ns", f"p{i}", "Ready") for i, (t, s) in enumerate(stamps)]
+    ordered = in_trace_order(trace)
+    assert ordered == sorted(trace, key=lambda e: (e.time, e.seq))
+    if all(a.time < b.time or (a.time == b.time and a.seq <= b.seq) for a, b in pairwise(trace)):
+        assert all(x is y for x, y in zip(ordered, trace, strict=True))  # no sort: the events as they came
