@@ -11,6 +11,10 @@ nothing else:
 - ``update_donated``: the same for a whole object (the EndpointSlice controller builds each slice
   version afresh from endpoint objects it never changes): stored uncopied, and of its list items only
   those the stored version does not already hold are schema-checked again (all of them on a first write);
+  with ``kept_ends``, the caller also says at least how many items at each end of the list are the
+  stored version's, and the server looks for the others between those ends only. That claim is
+  trusted as the donation itself is (that nothing handed over changes later); with the snapshot guard
+  on, as in the test suite, the server checks both (:mod:`fakecluster.apiserver.snapshots`);
 - ``validated_spec`` + ``create_donated(obj, template=...)``: the server validates a pod template's
   spec once and keeps a private copy; each pod built from it is then checked in full except for the
   spec fields that are the template's very values (metadata, ``hostname``, whatever an admission hook
