@@ -102,13 +102,9 @@ class _Slice:
     def position(self, endpoint: _Endpoint) -> int:
         return bisect_left(self.order, endpoint.key)
 
-    def replaced(self, at: int) -> None:
-        """The endpoint at ``at`` is a new one."""
-        self.kept_head = min(self.kept_head, at)
-        self.kept_tail = min(self.kept_tail, len(self.wires) - 1 - at)
-
-    def inserted(self, at: int) -> None:
-        """An endpoint went in at ``at`` (the ones after it moved up by one, from the end they stay)."""
+    def changed(self, at: int) -> None:
+        """The endpoint now at ``at`` is a new one, replacing one or put in (the ones after an insertion
+        moved up by one: counted from the end, they are where they were)."""
         self.kept_head = min(self.kept_head, at)
         self.kept_tail = min(self.kept_tail, len(self.wires) - 1 - at)
 
@@ -364,7 +360,7 @@ class EndpointSliceController:
             if s is not None:
                 at = s.position(current)
                 s.wires[at] = wire
-                s.replaced(at)
+                s.changed(at)
                 state.dirty[id(s)] = s
             self.controller.enqueue(key)
             return
@@ -458,7 +454,7 @@ class EndpointSliceController:
             at = target.position(endpoint)
             target.order.insert(at, endpoint.key)
             target.wires.insert(at, endpoint.wire)
-            target.inserted(at)
+            target.changed(at)
             endpoint.slice = target
             state.dirty[id(target)] = target
 
