@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from fakecluster.api.objects import Obj, shared_ends
 from fakecluster.api.watch import WatchEvent
-from fakecluster.apiserver.item_updates import _ends_from
 from fakecluster.apiserver.snapshots import KeptEndsWrong
 from fakecluster.cluster import Cluster
 from fakecluster.controllers import endpointslice
@@ -49,7 +48,7 @@ def test_following_the_ends_on_from_any_lower_bound_finds_what_the_scan_finds(
     # Any true lower bounds: up to the maximal head, and up to the items kept at the end of each list.
     trailing = next((i for i in range(shorter) if old[-1 - i] is not new[-1 - i]), shorter)
     kept = (data.draw(st.integers(0, head)), data.draw(st.integers(0, trailing)))
-    assert _ends_from(old, new, kept) == (head, tail)
+    assert shared_ends(old, new, kept) == (head, tail)
 
 
 def _stored_slice(cluster: Cluster, count: int) -> Obj:

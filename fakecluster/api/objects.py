@@ -110,13 +110,27 @@ def disruption_target(reason: str, message: str) -> Obj:
             "reason": reason, "message": message}
 
 
-def shared_ends(old: Sequence[Any], new: Sequence[Any]) -> tuple[int, int]:
+def shared_ends(old: Sequence[Any], new: Sequence[Any],
+                kept: tuple[int, int] | None = None) -> tuple[int, int]:
     """How many leading and trailing items ``new`` shares with ``old`` *by identity* (never overlapping).
 
     A new version of a copy-on-write list (an EndpointSlice's endpoints) keeps every unchanged item
     object and usually adds, removes or replaces one, so what changed is ``old[head:len(old) - tail]``
-    -> ``new[head:len(new) - tail]``; both scans run at C speed."""
+    -> ``new[head:len(new) - tail]``; both scans run at C speed.
+
+    ``kept``: lower bounds on the two counts, known to the caller (the EndpointSlice controller knows
+    where it changed a slice since its last write): each end is then followed on from there, item by
+    item, instead of scanned from the list's end. The same result for true bounds."""
     shorter = min(len(old), len(new))
-    head = next(compress(count(), map(is_not, old, new)), shorter)
-    tail = next(compress(count(), map(is_not, reversed(old), reversed(new))), shorter)
-    return head, min(tail, shorter - head)
+    if kept is None:
+        head = next(compress(count(), map(is_not, old, new)), shorter)
+        tail = next(compress(count(), map(is_not, reversed(old), reversed(new))), shorter)
+        return head, min(tail, shorter - head)
+    head = min(kept[0], shorter)
+    while head < shorter and new[head] is old[head]:
+        head += 1
+    room = shorter - head
+    tail = min(kept[1], room)
+    while tail < room and new[-1 - tail] is old[-1 - tail]:
+        tail += 1
+    return head, tail

@@ -69,10 +69,7 @@ def short_update(rtype: ResourceType, obj: Obj, old: Obj, has_hooks: bool,
                 if value is stored:
                     continue
                 return None
-            if kept_ends is not None and key == item_lists[0]:
-                head, tail = _ends_from(stored, value, kept_ends)
-            else:
-                head, tail = shared_ends(stored, value)
+            head, tail = shared_ends(stored, value, kept_ends if key == item_lists[0] else None)
             if head + tail < len(value):
                 model = item_model(rtype.model, key)
                 if model is None:
@@ -98,17 +95,3 @@ def short_update(rtype: ResourceType, obj: Obj, old: Obj, has_hooks: bool,
     keep_fixed_metadata(new_meta, old_meta)
     new_meta["resourceVersion"] = old_meta["resourceVersion"]
     return new, *shared
-
-
-def _ends_from(old: list[object], new: list[object], kept: tuple[int, int]) -> tuple[int, int]:
-    """:func:`~fakecluster.api.objects.shared_ends` of ``old`` and ``new`` when at least ``kept`` items
-    at each end are known to be shared: each end is followed on from there, item by item."""
-    shorter = min(len(old), len(new))
-    head = min(kept[0], shorter)
-    while head < shorter and new[head] is old[head]:
-        head += 1
-    room = shorter - head
-    tail = min(kept[1], room)
-    while tail < room and new[-1 - tail] is old[-1 - tail]:
-        tail += 1
-    return head, tail
