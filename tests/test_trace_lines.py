@@ -3,11 +3,14 @@ and the time formatted once per instant giving what formatting each event on its
 
 from __future__ import annotations
 
+import hashlib
 from itertools import pairwise
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fakecluster.scenario import trace as trace_module
 from fakecluster.scenario.trace import TraceEvent, canonical_lines, in_trace_order, trace_digest
 
 
@@ -49,3 +52,26 @@ def test_in_trace_order_is_time_then_seq_and_keeps_an_ordered_trace_as_it_is(
     assert ordered == sorted(trace, key=lambda e: (e.time, e.seq))
     if all(a.time < b.time or (a.time == b.time and a.seq <= b.seq) for a, b in pairwise(trace)):
         assert all(x is y for x, y in zip(ordered, trace, strict=True))  # no sort: the events as they came
+
+
+def _one_piece_digest(trace: list[TraceEvent]) -> str:
+    return hashlib.sha256("\n".join(event.key() for event in trace).encode("utf-8")).hexdigest()
+
+
+@pytest.mark.parametrize("events", [0, 1, 2, 3, 4, 5, 7, 8, 9])
+def test_the_digest_hashed_chunk_by_chunk_is_the_digest_of_all_lines_joined(
+        events: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks of 4 events, traces of up to two chunks and one event more: every boundary case (empty,
+    a partial chunk, a chunk exactly, one past it) gives the digest of the whole trace's lines joined
+    by newlines, as it was computed in one piece before."""
+    monkeypatch.setattr(trace_module, "DIGEST_CHUNK", 4)
+    trace = [TraceEvent(float(i // 3), i, "Pod", "ns", f"p{i}", "Ready", detail="x" * (i % 2))
+             for i in range(events)]
+    assert trace_digest(trace) == _one_piece_digest(trace)
+    assert trace_digest(iter(trace)) == _one_piece_digest(trace)  # any iterable, read once
+
+
+def test_the_digest_of_a_trace_longer_than_a_chunk_at_the_real_chunk_size() -> None:
+    events = 2 * trace_module.DIGEST_CHUNK + 1
+    trace = [TraceEvent(i * 0.5, i, "Pod", "ns", f"p{i}", "Ready") for i in range(events)]
+    assert trace_digest(trace) == _one_piece_digest(trace)
