@@ -22,15 +22,15 @@ import importlib
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from fakecluster.report.cli import RunSinks
+    from fakecluster.progress import Progress
     from fakecluster.scenario.limits import RunLimits
     from fakecluster.scenario.runner import ScenarioResult
-    from fakecluster.scenario.trace import TraceEvent
+    from fakecluster.workers import Played, RunRequest
 
 __all__ = ["build_parser", "main"]
 
@@ -158,6 +158,9 @@ def _add_control_options(parser: argparse.ArgumentParser) -> None:
                        help="the shuffle's seed (default 0; implies --shuffle-ties)")
     group.add_argument("--no-invariants", dest="invariants", action="store_const", const=False, default=None,
                        help="check no invariant (cluster.invariants: false), to time the cluster alone")
+    group.add_argument("-n", "--workers", type=_workers, metavar="N", default=1,
+                       help="play the runs on N worker processes ('auto': one per core; default 1, this"
+                            " process); the output is the same, in the same order")
 
 
 def _add_limit_options(parser: argparse.ArgumentParser) -> None:
@@ -212,6 +215,18 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
     return value
+
+
+def _workers(text: str) -> int:
+    if text == "auto":
+        from fakecluster.workers import available_cores
+
+        return available_cores()
+    try:
+        return _positive(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1 or 'auto', got {text!r}") \
+            from None
 
 
 def _version() -> str:
@@ -342,6 +357,7 @@ def _run(args: argparse.Namespace) -> int:
     from fakecluster.report.cli import RunSinks
     from fakecluster.scenario.discovery import peek
     from fakecluster.scenario.selection import sweep_seeds
+    from fakecluster.workers import RunRequest
 
     for target in (args.json, args.junit_xml):
         if target is not None and not target.parent.is_dir():
@@ -356,15 +372,13 @@ def _run(args: argparse.Namespace) -> int:
         for seed in sweep_seeds(own, args.seed, args.seeds):
             plan.append((path, seed, path.stem if args.seeds == 1 else f"{path.stem}[seed={seed}]"))
     sinks = RunSinks(args.report, args.trace, per_seed=args.seeds > 1)
+    requests = [RunRequest(path, seed, limits, sinks.wants_lifecycle, _shuffle_seed(args), args.invariants)
+                for path, seed, _ in plan]
     progress = Progress(len(plan), enabled=Progress.wanted())
     results: list[tuple[str, ScenarioResult]] = []
+    played = _played(requests, [name for _, _, name in plan], args.workers, args.seeds, progress)
     try:
-        for path, seed, name in plan:
-            progress.start(name)
-            result, lifecycle = _run_one(
-                path, seed, limits, sinks, progress.update if progress.enabled else None,
-                shuffle=_shuffle_seed(args), invariants=args.invariants,
-            )
+        for (_, _, name), (result, lifecycle) in zip(plan, played, strict=False):  # -x may stop early
             progress.done()
             sinks.add(result, lifecycle)
             result.scenario = None  # the page is written; kept for the summary, ~35 KB each would add up
@@ -373,6 +387,7 @@ def _run(args: argparse.Namespace) -> int:
             if args.exitfirst and not result.passed:
                 break
     finally:
+        played.close()  # -x, Ctrl-C: the workers end now, runs under way included
         progress.close()
     failed = sum(1 for _, r in results if not r.passed) + len(missing)
     passed = len(results) - (failed - len(missing))
@@ -392,19 +407,22 @@ def _shuffle_seed(args: argparse.Namespace) -> int | None:
     return 0 if args.shuffle_ties else None
 
 
-def _run_one(
-    path: Path, seed: int | None, limits: RunLimits, sinks: RunSinks, progress: Any, *, shuffle: int | None,
-    invariants: bool | None,
-) -> tuple[ScenarioResult, list[TraceEvent]]:
-    """A plain run, or (for ``--report``) one with the report's pod-lifecycle observer attached."""
-    if sinks.wants_lifecycle:
-        from fakecluster.report import run_for_report
+def _played(
+    requests: list[RunRequest], names: list[str], workers: int, seeds: int, progress: Progress
+) -> Generator[Played, None, None]:
+    """Each run's result, in plan order: played here one after another (the live line shows each run's
+    virtual time), or by ``workers`` processes (:mod:`fakecluster.workers`) when there is more than one
+    run (the live line counts the runs handed back)."""
+    from fakecluster.workers import cost_hint, play, play_in_plan_order
 
-        return run_for_report(path, limits=limits, seed=seed, shuffle_ties=shuffle, invariants=invariants)
-    from fakecluster.scenario.runner import run_scenario
-
-    return run_scenario(path, seed=seed, limits=limits, progress=progress, shuffle_ties=shuffle,
-                        invariants=invariants), []
+    if workers > 1 and len(requests) > 1:
+        workers = min(workers, len(requests))
+        progress.start(f"{workers} workers")
+        yield from play_in_plan_order(requests, workers, costs=[cost_hint(r, seeds) for r in requests])
+        return
+    for request, name in zip(requests, names, strict=True):
+        progress.start(name)
+        yield play(request, progress.update if progress.enabled else None)
 
 
 def _print_result(progress: Any, result: ScenarioResult, args: argparse.Namespace) -> None:

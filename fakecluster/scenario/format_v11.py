@@ -113,12 +113,21 @@ class MinMax(_Model, Generic[_Bound]):
         return self
 
 
-Bounds = MinMax[_Duration]
-"""Bounds on a duration figure (seconds)."""
-Fraction = MinMax[_Fraction]
-"""Bounds on a share of runs, numbers within [0, 1]."""
-CountBounds = MinMax[_Int]
-"""Bounds on a count (the number of modes)."""
+# Named classes, not bare ``MinMax[...]`` aliases: pydantic names a parametrized model after its
+# arguments, and two Annotated floats print alike, so ``MinMax[_Duration]`` and ``MinMax[_Fraction]`` had
+# one module-level name and pickle (a result sent back from a worker process) found the wrong class.
+
+
+class Bounds(MinMax[_Duration]):
+    """Bounds on a duration figure (seconds)."""
+
+
+class Fraction(MinMax[_Fraction]):
+    """Bounds on a share of runs, numbers within [0, 1]."""
+
+
+class CountBounds(MinMax[_Int]):
+    """Bounds on a count (the number of modes)."""
 
 
 class Slow(_Model):

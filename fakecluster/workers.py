@@ -1,0 +1,168 @@
+"""``fakecluster run --workers N``: a plan's runs played on N worker processes, handed back in plan order.
+
+A run is a plain function of its file, seed and options (:func:`play`): nothing it does depends on the
+process that plays it, so a run played on a worker has the trace, digest, verdict and report page it has
+in the command's own process, and the output is the same line for line. Only the wall time changes. The
+workers are forked from the command's process once its modules are imported (:func:`process_pool`), so
+each starts without importing the cluster again; each run is a single-threaded play in one worker, as
+in the command's own process (no threads in a run).
+
+Runs are *started* longest first (a sweep before single runs: :func:`cost_hint`, which orders and
+nothing else) and *handed back* in plan order, so the report, ``--json`` and the printed lines never
+depend on which worker finished first. A worker that dies (killed for memory, a crash in a C library)
+loses nothing but its own run: the runs it and its neighbours were playing are played again, one worker
+at a time, and the one that kills its worker alone is reported as failed with a one-line error.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import re
+import signal
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+
+from fakecluster.scenario.limits import RunLimits
+from fakecluster.scenario.runner import ScenarioResult, run_scenario
+from fakecluster.scenario.trace import TraceEvent
+from fakecluster.session import ProgressCallback
+
+__all__ = ["Played", "RunRequest", "cost_hint", "play", "play_in_plan_order", "process_pool"]
+
+Played = tuple[ScenarioResult, list[TraceEvent]]
+"""A run's result and, for ``--report``, the pod-lifecycle events its page draws (else empty)."""
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """One run of a plan: everything :func:`play` needs, and nothing that cannot be sent to a worker."""
+
+    path: Path
+    seed: int | None
+    limits: RunLimits
+    lifecycle: bool
+    """Record the report's pod-lifecycle events (``--report``)."""
+    shuffle_ties: int | None
+    invariants: bool | None
+
+
+def play(request: RunRequest, progress: ProgressCallback | None = None) -> Played:
+    """Play one run: the runner's ``run_scenario``, or the report's variant that also records the pod
+    lifecycle. ``progress`` (the live line) only in the command's own process."""
+    if request.lifecycle:
+        from fakecluster.report import run_for_report
+
+        return run_for_report(request.path, limits=request.limits, seed=request.seed,
+                              shuffle_ties=request.shuffle_ties, invariants=request.invariants)
+    return run_scenario(request.path, seed=request.seed, limits=request.limits, progress=progress,
+                        shuffle_ties=request.shuffle_ties, invariants=request.invariants), []
+
+
+def process_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes, forked where the platform can (a worker starts with the parent's
+    imports), spawned elsewhere. Workers ignore SIGINT: a Ctrl-C at the terminal reaches the whole
+    process group, and it is the command's process that answers it (ending the workers) and says
+    ``interrupted``, not every worker with a traceback."""
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
+                               initializer=_ignore_interrupts)
+
+
+def _ignore_interrupts() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def available_cores() -> int:
+    """The processors this process may run on (its affinity mask where the platform has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(len(os.sched_getaffinity(0)), 1)
+    return os.cpu_count() or 1
+
+
+_SWEEP = re.compile(r"^sweep\s*:", re.MULTILINE)
+SWEEP_WEIGHT = 20
+"""How many single runs a sweep counts as when ordering starts (a library sweep has 20 seeds)."""
+
+
+def cost_hint(request: RunRequest, seeds: int = 1) -> int:
+    """A rough cost of a run, for starting the long ones first: the file's size, times
+    :data:`SWEEP_WEIGHT` for a sweep, times ``seeds`` for a ``--seeds`` plan. Only the order runs start in
+    depends on it, never a result: an unreadable file costs 0 (it fails at once, wherever it runs)."""
+    try:
+        text = request.path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return 0
+    return len(text) * (SWEEP_WEIGHT if _SWEEP.search(text) else 1) * seeds
+
+
+def _died(request: RunRequest) -> ScenarioResult:
+    line = (f"{request.path}: the worker process playing this run died (killed, or a crash outside"
+            f" Python); rerun it alone: fakecluster run {request.path}")
+    seed = request.seed if request.seed is not None else 0
+    return ScenarioResult(request.path, request.path.stem, seed, False, [line], line)
+
+
+def play_in_plan_order(
+    requests: Sequence[RunRequest], workers: int, *, costs: Sequence[int] | None = None,
+    play_one: Callable[[RunRequest], Played] | None = None,
+) -> Iterator[Played]:
+    """Each request's :func:`play`, yielded in the order of ``requests``, played by ``workers``
+    processes; started in decreasing order of ``costs`` (ties: plan order). ``play_one`` (default
+    :func:`play`) must be a module-level function: it is sent to the workers by name.
+
+    Closing the iterator early (``-x``, Ctrl-C, an error in the caller) cancels the runs not yet started
+    and ends the workers at once, runs under way included."""
+    costs = costs if costs is not None else [0] * len(requests)
+    play_one = play_one if play_one is not None else play
+    start = 0  # the requests before this one have been yielded
+    size = workers
+    while start < len(requests):
+        pool = process_pool(size)
+        finished = False
+        try:
+            futures: dict[int, Future[Played]] = {}
+            for i in sorted(range(start, len(requests)), key=lambda i: (-costs[i], i)):
+                futures[i] = pool.submit(play_one, requests[i])
+            for i in range(start, len(requests)):
+                try:
+                    played = futures[i].result()
+                except BrokenProcessPool:
+                    if size == 1:  # alone on its worker: this run is the one that killed it
+                        start = i + 1
+                        yield _died(requests[i]), []
+                    size = 1  # the runs not yet handed back, again, one worker at a time
+                    break
+                except Exception as exc:  # the result could not come back (a fakecluster bug)
+                    played = _not_returned(requests[i], exc), []
+                start = i + 1
+                yield played
+            finished = True
+        finally:
+            _end(pool, wait=finished)
+
+
+def _not_returned(request: RunRequest, exc: Exception) -> ScenarioResult:
+    detail = " ".join(str(exc).split())[:200]
+    line = (f"{request.path}: internal error while handing the result back from its worker:"
+            f" {type(exc).__name__}: {detail} -- a fakecluster bug: please report it with this file")
+    seed = request.seed if request.seed is not None else 0
+    return ScenarioResult(request.path, request.path.stem, seed, False, [line], line)
+
+
+def _end(pool: ProcessPoolExecutor, *, wait: bool) -> None:
+    """Shut ``pool`` down: its idle workers when every run came back (``wait``), else at once, ending
+    the runs still under way (nothing waits for them any more)."""
+    if wait:
+        pool.shutdown(wait=True)
+        return
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # public only from 3.14 on
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join()
