@@ -46,6 +46,7 @@ Plays scenario files (YAML) on a virtual clock and checks their expectations."""
 EXAMPLES = """\
 examples:
   fakecluster run scenarios/
+  fakecluster run scenarios/ -n auto                       # one worker process per core, same output
   fakecluster run scenarios/ -k inorder -m "workers-first and not slow" -x
   fakecluster run regressions/ray.yaml --seeds 20          # the same file with 20 seeds
   fakecluster run scenarios/ --json report.json --junit-xml junit.xml -q

@@ -20,6 +20,7 @@ import multiprocessing
 import os
 import re
 import signal
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -63,13 +64,13 @@ def play(request: RunRequest, progress: ProgressCallback | None = None) -> Playe
 
 
 def process_pool(workers: int) -> ProcessPoolExecutor:
-    """A pool of ``workers`` processes, forked where the platform can (a worker starts with the parent's
-    imports), spawned elsewhere. Workers ignore SIGINT: a Ctrl-C at the terminal reaches the whole
-    process group, and it is the command's process that answers it (ending the workers) and says
-    ``interrupted``, not every worker with a traceback."""
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
-                               initializer=_ignore_interrupts)
+    """A pool of ``workers`` processes: forked on Linux (a worker starts with the parent's imports), with
+    the platform's own start method elsewhere (macOS spawns: forking there can break system libraries).
+    Workers ignore SIGINT: a Ctrl-C at the terminal reaches the whole process group, and it is the
+    command's process that answers it (ending the workers) and says ``interrupted``, not every worker
+    with a traceback."""
+    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_interrupts)
 
 
 def _ignore_interrupts() -> None:
