@@ -5,6 +5,7 @@ workers at once."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import re
 import shutil
@@ -12,13 +13,14 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from fakecluster.cli import _workers
 from fakecluster.scenario.limits import RunLimits
-from fakecluster.workers import Played, RunRequest, cost_hint, play, play_in_plan_order
+from fakecluster.workers import Played, RunRequest, cost_hint, play, play_in_plan_order, process_pool
 from tests.test_cli_usability import write
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -189,3 +191,23 @@ def test_auto_is_one_worker_per_core_this_process_may_use(tmp_path: Path) -> Non
                         cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "2 passed, 0 failed"
+
+
+def test_a_spawned_worker_plays_a_run_as_this_process_does(tmp_path: Path) -> None:
+    """macOS and Windows spawn their workers (a fresh interpreter that imports what it is sent by name):
+    the request and :func:`play` travel that way too, and the run is the same."""
+    request = _requests(tmp_path, ["spawned.yaml"])[0]
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        spawned, _ = pool.submit(play, request).result(timeout=120)
+    assert spawned.passed and spawned.digest == play(request)[0].digest
+
+
+def test_workers_are_forked_on_linux() -> None:
+    pool = process_pool(1)
+    try:
+        context = pool._mp_context
+        assert context is not None
+        method = context.get_start_method()
+    finally:
+        pool.shutdown()
+    assert method == ("fork" if sys.platform.startswith("linux") else multiprocessing.get_start_method())
