@@ -11,13 +11,22 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fakecluster.api.errors import ApiError
 from fakecluster.api.objects import Obj, clone
 from fakecluster.apiserver.server import ApiServer
 from fakecluster.client.local import LocalClient
 from fakecluster.clock import Clock
-from jobset.api.v1alpha2.crd import CRD_DEFAULTS, CelRuleError, JobSetStrategy, apply_crd_defaults, find
+from jobset.api.v1alpha2.crd import (
+    CRD_DEFAULTS,
+    CelRuleError,
+    JobSetStrategy,
+    apply_crd_defaults,
+    find,
+    find_each,
+)
 from jobset.features import FeatureGates
 from jobset.webhooks import register
 
@@ -373,6 +382,44 @@ def test_update_needs_a_resource_version_and_spec_changes_bump_generation(client
     assert client.update(relabelled)["metadata"]["generation"] == 2
     del relabelled["metadata"]["resourceVersion"]
     assert "must be specified for an update" in update_error(client, relabelled)
+
+
+def _find_one_path(obj: Any, path: str) -> list[tuple[str, Any]]:
+    """The walk of a single path, written out plainly: what every path of :func:`find_each` must find."""
+    level: list[tuple[str, Any]] = [("", obj)]
+    for segment in path.split("."):
+        name, items = segment.removesuffix("[]"), segment.endswith("[]")
+        below: list[tuple[str, Any]] = []
+        for at, node in level:
+            child = node.get(name) if isinstance(node, dict) else None
+            child_path = f"{at}.{name}" if at else name
+            if items and isinstance(child, list):
+                below.extend((f"{child_path}[{i}]", item) for i, item in enumerate(child))
+            elif not items and child is not None:
+                below.append((child_path, child))
+        level = below
+    return level
+
+
+_KEYS = st.sampled_from(["a", "b", "c"])
+_TREES = st.recursive(
+    st.none() | st.integers(0, 3) | st.just("x"),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3),
+    max_leaves=25,
+)
+_PATHS = st.lists(st.lists(st.tuples(_KEYS, st.booleans()), min_size=1, max_size=4).map(
+    lambda steps: ".".join(name + ("[]" if items else "") for name, items in steps)), max_size=8)
+
+
+@settings(max_examples=400)
+@given(_TREES, _PATHS)
+def test_walking_paths_together_finds_what_each_path_finds_alone(obj: Any, paths: list[str]) -> None:
+    """Shared first steps walked once, paths that are prefixes of others, repeated paths, paths into
+    lists and into scalars: each path finds exactly what its own walk finds, in document order."""
+    found = find_each(obj, tuple(paths))
+    for path in paths:
+        assert found.get(path, []) == _find_one_path(obj, path)
+        assert list(find(obj, path)) == _find_one_path(obj, path)
 
 
 def test_find_walks_lists_and_reports_paths() -> None:
