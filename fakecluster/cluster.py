@@ -247,7 +247,7 @@ _SLOTS: dict[type, tuple[str, ...]] = {}
 def _collect(obj: object, seen: dict[int, object], *, depth: int) -> None:
     """``obj`` and, ``depth`` levels down, the instances of this project's classes it holds as
     attributes."""
-    if id(obj) in seen or not type(obj).__module__.startswith(("fakecluster.", "jobset.")):
+    if id(obj) in seen or not _own(type(obj)):
         return
     seen[id(obj)] = obj
     if depth == 0:
@@ -255,4 +255,17 @@ def _collect(obj: object, seen: dict[int, object], *, depth: int) -> None:
     values: list[object] = list(getattr(obj, "__dict__", {}).values())
     values.extend(getattr(obj, slot, None) for slot in _slots_of(type(obj)))
     for value in values:
-        _collect(value, seen, depth=depth - 1)
+        # Most attributes are numbers, strings and containers: decided here, without a call each.
+        if _OWN.get(type(value), True) and id(value) not in seen:
+            _collect(value, seen, depth=depth - 1)
+
+
+_OWN: dict[type, bool] = {}
+"""Class -> whether it is this project's (its module is in ``fakecluster`` or ``jobset``)."""
+
+
+def _own(cls: type) -> bool:
+    own = _OWN.get(cls)
+    if own is None:
+        own = _OWN[cls] = cls.__module__.startswith(("fakecluster.", "jobset."))
+    return own
