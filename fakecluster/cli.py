@@ -266,7 +266,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 RUN_MODULES = ("fakecluster.scenario.runner", "fakecluster.scenario.discovery",
-               "fakecluster.scenario.selection", "fakecluster.progress", "fakecluster.report.cli")
+               "fakecluster.scenario.selection", "fakecluster.progress", "fakecluster.report.cli",
+               "fakecluster.api.discovery")
 """What ``run`` imports before its first scenario (the workload plugin too: see :func:`import_for_good`;
 ``validate``, which loads the same, and ``benchmarks/scale.py`` start the same way, so its runs pay
 what ``fakecluster run`` pays)."""
@@ -278,16 +279,23 @@ def import_for_good(modules: Sequence[str] = RUN_MODULES) -> None:
     an import builds live as long as the process, so no collection need scan them again, nor the one
     Python runs at exit. Paused, the collector does not rescan the growing heap during the imports
     either. A one-scenario run: 0.44 -> 0.33 s. Only for a process this command line owns; the pytest
-    plugin does the like only for a session of scenario files (``pytest_collection_finish``)."""
+    plugin does the like only for a session of scenario files (``pytest_collection_finish``).
+
+    The wall-clock freeze is started here too, which the first run would do: starting it walks every
+    loaded module's attributes, which imports some 35 more (modules that load their parts on first
+    access); here that is done once, frozen with the rest, and before ``--workers`` forks, so no worker
+    does it again (a worker's first run took 80 ms longer than its second)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         for name in modules:
             importlib.import_module(name)
+        from fakecluster import wallclock_freeze
         from fakecluster.workload_plugin import load_plugin
 
         with contextlib.suppress(LookupError):  # reported by the scenario that needs it, as before
             load_plugin()
+        wallclock_freeze.freeze_once()
     finally:
         gc.freeze()
         if enabled:

@@ -14,6 +14,7 @@ from fakecluster.api.objects import Obj
 from fakecluster.cluster import Cluster
 from fakecluster.invariants import Invariant
 from fakecluster.workload_plugin import GroupShape, GroupWait, Slot
+from jobset import controller as jobset_controller
 from jobset.api.v1alpha2.jobset_types import (
     JOB_INDEX_KEY,
     JOBSET_NAME_KEY,
@@ -21,6 +22,10 @@ from jobset.api.v1alpha2.jobset_types import (
     REPLICATED_JOB_NAME_KEY,
     RESTARTS_KEY,
 )
+from jobset.controller import pod_controller
+from jobset.features import FeatureGates
+from jobset.invariants import jobset_invariants
+from jobset.webhooks import register
 
 
 def _int_or_none(value: str | None) -> int | None:
@@ -34,21 +39,17 @@ class JobSetWorkload:
     kind = KIND
 
     def install(self, cluster: Cluster, feature_gates: dict[str, bool], *, latency: float = 0.0) -> Any:
-        from jobset.features import FeatureGates
-        from jobset.webhooks import register
-
         gates = FeatureGates.from_dict(feature_gates)
         register(cluster.server, gates, cluster.rng("jobset-webhook"))
         return self._start(cluster, gates, latency)
 
     def _start(self, cluster: Cluster, gates: Any, latency: float) -> Any:
-        from jobset.controller import JobSetController
-        from jobset.controller.pod_controller import PodController
-
         client = cluster.client("jobset-controller")
-        controller: Any = JobSetController(client, cluster.clock, gates=gates, latency=latency)
+        # Looked up at each start, not bound at import: a test (the explore mutants) swaps the class in.
+        controller: Any = jobset_controller.JobSetController(client, cluster.clock, gates=gates,
+                                                             latency=latency)
         # The pod controller runs in the same manager process, on the same client and cache.
-        controller.pod_controller = PodController(client, cluster.clock, latency=latency)
+        controller.pod_controller = pod_controller.PodController(client, cluster.clock, latency=latency)
         return controller
 
     def restart_controller(self, cluster: Cluster, controller: Any) -> Any:
@@ -122,8 +123,6 @@ class JobSetWorkload:
         return scenarios()
 
     def invariants(self) -> list[Invariant]:
-        from jobset.invariants import jobset_invariants
-
         return jobset_invariants()
     def creation_waits(self, workload_obj: Obj) -> dict[str, list[GroupWait]]:
         from jobset.diagnosis import creation_waits
