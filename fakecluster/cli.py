@@ -421,11 +421,10 @@ def _played(
 ) -> Generator[Played, None, None]:
     """Each run's result, in plan order: played here one after another (the live line shows each run's
     virtual time), or by ``workers`` processes (:mod:`fakecluster.workers`) when there is more than one
-    run (the live line counts the runs handed back)."""
-    from fakecluster.workers import cost_hint, play, play_in_plan_order
+    run or a sweep to split by seed (the live line counts the runs handed back)."""
+    from fakecluster.workers import cost_hint, play, play_in_plan_order, sweep_hint
 
-    if workers > 1 and len(requests) > 1:
-        workers = min(workers, len(requests))
+    if workers > 1 and (len(requests) > 1 or sweep_hint(requests[0])):  # a lone sweep: split by seed
         progress.start(f"{workers} workers")
         yield from play_in_plan_order(requests, workers, costs=[cost_hint(r, seeds) for r in requests])
         return

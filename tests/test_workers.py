@@ -211,3 +211,42 @@ def test_workers_are_forked_on_linux() -> None:
     finally:
         pool.shutdown()
     assert method == ("fork" if sys.platform.startswith("linux") else multiprocessing.get_start_method())
+
+
+def _without_wall(record: dict[str, object]) -> dict[str, object]:
+    def strip(value: object) -> object:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k != "wallSeconds"}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    return strip(record)  # type: ignore[return-value]
+
+
+def test_a_sweep_is_played_seed_by_seed_and_folded_as_one_process_folds_it() -> None:
+    sweep = LIBRARY / CHOSEN[2]
+    request = RunRequest(sweep, None, RunLimits(), False, None, None)
+    [(folded, _)] = list(play_in_plan_order([request], 2))
+    whole, _ = play(request)
+    assert folded.sweep is not None and len(folded.sweep.runs) == 20
+    assert _without_wall(folded.record()) == _without_wall(whole.record())
+    assert folded.report == whole.report and folded.digest == whole.digest
+
+
+def die_on_seed_1003(request: RunRequest) -> Played:
+    """Kills its worker when it plays seed 1003 of a sweep."""
+    if request.sweep_seed == 1003:
+        os._exit(9)
+    return play(request)
+
+
+def test_a_worker_that_dies_on_one_seed_of_a_sweep_fails_that_seed_alone() -> None:
+    sweep = LIBRARY / CHOSEN[2]
+    request = RunRequest(sweep, None, RunLimits(), False, None, None)
+    [(folded, _)] = list(play_in_plan_order([request], 2, play_one=die_on_seed_1003))
+    assert not folded.passed
+    died = [f for f in folded.failures if "died" in f]
+    assert len(died) == 1 and died[0].startswith("seed 1003: ")
+    assert folded.sweep is not None
+    assert [r.seed for r in folded.sweep.runs if not r.passed] == [1003]

@@ -68,18 +68,19 @@ __all__ = [
 
 def run_for_report(
     path: Path, *, limits: RunLimits | None = None, seed: int | None = None, shuffle_ties: int | None = None,
-    invariants: bool | None = None,
+    invariants: bool | None = None, sweep_seed: int | None = None,
 ) -> tuple[ScenarioOutcome, list[TraceEvent]]:
     """Play one scenario with the lifecycle observer attached: the outcome and the report-only edges
     (``seed``: the seed override of a ``--seeds``/``--fakecluster-seeds`` sweep; ``shuffle_ties``: the
-    ``--shuffle-ties`` seed; ``invariants``: ``--no-invariants``)."""
+    ``--shuffle-ties`` seed; ``invariants``: ``--no-invariants``; ``sweep_seed``: that one seed of a
+    sweep, as :func:`~fakecluster.scenario.runner.run_scenario` plays it)."""
     observers: list[LifecycleObserver] = []
 
     def observe(cluster: Cluster, plugin: WorkloadPlugin) -> None:
         observers.append(LifecycleObserver(cluster, plugin))
 
     outcome = run_scenario(path, observe=observe, limits=limits, seed=seed, shuffle_ties=shuffle_ties,
-                           invariants=invariants)
+                           invariants=invariants, sweep_seed=sweep_seed)
     return outcome, (observers[0].events if observers else [])
 
 

@@ -158,9 +158,12 @@ def run_scenario(
     progress: ProgressCallback | None = None,
     invariants: bool | None = None,
     shuffle_ties: int | None = None,
+    sweep_seed: int | None = None,
 ) -> ScenarioResult:
     """Load, play and check one scenario (every seed of a ``sweep``): a file path, or the file's content
-    as a mapping.
+    as a mapping. ``sweep_seed``: of a sweep, play that one seed and return its own run, unfolded (what
+    :func:`~fakecluster.scenario.sweep.run_sweep` plays for it; ``fakecluster run --workers`` plays a
+    sweep's seeds apart and folds them with :func:`~fakecluster.scenario.sweep.fold_sweep`).
 
     ``seed`` overrides the scenario's own: the run is the file's with ``seed: <seed>`` (a ``sweep``
     then starts from it); the CLI's ``--seeds`` and the plugin's ``--fakecluster-seeds`` call this once
@@ -185,19 +188,28 @@ def run_scenario(
         return _failed_outcome(
             path, name, seed or 0, started, *_internal_error(label, "loading", None, exc)
         )
+    scenario = as_played(scenario, seed, shuffle_ties)
+    plugin = plugin or load_plugin()
+    play = functools.partial(play_seed, observe=observe, limits=limits, progress=progress,
+                             invariants=invariants)
+    if scenario.sweep is not None:
+        if sweep_seed is not None:
+            return play(scenario, path, plugin, sweep_seed)
+        from fakecluster.scenario.sweep import run_sweep
+
+        return run_sweep(scenario, path, plugin, play)
+    return play(scenario, path, plugin, scenario.seed)
+
+
+def as_played(scenario: Scenario, seed: int | None, shuffle_ties: int | None) -> Scenario:
+    """``scenario`` with the command line's overrides: ``--seed`` (a sweep starts from it) and the
+    ``--shuffle-ties`` seed."""
     if seed is not None and seed != scenario.seed:
         scenario = scenario.model_copy(update={"seed": seed})
     if shuffle_ties is not None:
         cluster = scenario.cluster.model_copy(update={"shuffle_ties": shuffle_ties})
         scenario = scenario.model_copy(update={"cluster": cluster})
-    plugin = plugin or load_plugin()
-    play = functools.partial(play_seed, observe=observe, limits=limits, progress=progress,
-                             invariants=invariants)
-    if scenario.sweep is not None:
-        from fakecluster.scenario.sweep import run_sweep
-
-        return run_sweep(scenario, path, plugin, play)
-    return play(scenario, path, plugin, scenario.seed)
+    return scenario
 
 
 def play_seed(

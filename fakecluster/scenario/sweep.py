@@ -32,7 +32,9 @@ from fakecluster.workload_plugin import WorkloadPlugin
 if TYPE_CHECKING:
     from fakecluster.scenario.runner import ScenarioOutcome
 
-__all__ = ["Figures", "Mode", "SweepSummary", "figures", "histogram", "run_sweep", "sweep_digest"]
+__all__ = [
+    "Figures", "Mode", "SweepSummary", "figures", "fold_sweep", "histogram", "run_sweep", "sweep_digest",
+]
 
 PlaySeed = Callable[[Scenario, Path | None, WorkloadPlugin, int], "ScenarioOutcome"]
 HISTOGRAM_BINS = 10
@@ -213,13 +215,23 @@ def run_sweep(
     scenario: Scenario, path: Path | None, plugin: WorkloadPlugin, play_seed: PlaySeed
 ) -> ScenarioOutcome:
     """Play every seed of the sweep and fold the runs into one outcome (one pytest item, one record)."""
-    from fakecluster.scenario.runner import ScenarioOutcome
-
     seeds = sweep_seeds(scenario.seed, scenario.sweep)
     first = play_seed(scenario, path, plugin, seeds[0])
     if not first.digest:
         return first  # bad input (or an internal error) found before anything ran: say it once, not per seed
-    runs = [first, *(play_seed(scenario, path, plugin, seed) for seed in seeds[1:])]
+    rest = [play_seed(scenario, path, plugin, seed) for seed in seeds[1:]]
+    return fold_sweep(scenario, path, [first, *rest])
+
+
+def fold_sweep(scenario: Scenario, path: Path | None, runs: list[ScenarioOutcome]) -> ScenarioOutcome:
+    """The runs of every seed of the sweep (in seed order) as one outcome: what :func:`run_sweep` returns,
+    whichever processes played the runs (``fakecluster run --workers`` plays them apart). A first run
+    without a digest is bad input found before anything ran: that run alone, said once."""
+    from fakecluster.scenario.runner import ScenarioOutcome
+
+    if not runs[0].digest:
+        return runs[0]
+    seeds = sweep_seeds(scenario.seed, scenario.sweep)
     for run in runs:
         run.scenario = None  # each seed's copy of the scenario: the folded outcome below carries one
     distributions = [
