@@ -250,3 +250,34 @@ def test_a_worker_that_dies_on_one_seed_of_a_sweep_fails_that_seed_alone() -> No
     assert len(died) == 1 and died[0].startswith("seed 1003: ")
     assert folded.sweep is not None
     assert [r.seed for r in folded.sweep.runs if not r.passed] == [1003]
+
+
+def test_the_live_line_counts_the_runs_the_workers_hand_back(tmp_path: Path) -> None:
+    """On a terminal the bar says how many workers play and counts the runs handed back; the result
+    lines still go to stdout, untouched by it."""
+    import pty
+    import select
+
+    paths = [str(write(tmp_path / f"w{i}.yaml", pods=40)) for i in range(3)]
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fakecluster", "run", *paths, "-n", "2"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=follower, env={**os.environ, "COLUMNS": "150"},
+    )  # fmt: skip
+    os.close(follower)
+    seen = b""
+    while select.select([leader], [], [], 60)[0]:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert proc.stdout is not None
+    stdout = proc.stdout.read().decode()
+    assert proc.wait(timeout=60) == 0
+    os.close(leader)
+    drawn = seen.decode(errors="replace")
+    assert "2 workers" in drawn and "3/3" in drawn, drawn
+    assert [line.split()[1] for line in stdout.splitlines() if line.startswith("PASS")] == paths
