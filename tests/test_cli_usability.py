@@ -222,11 +222,12 @@ def test_ctrl_c_ends_quietly(tmp_path: Path) -> None:
     assert stderr.strip() == "interrupted" and "Traceback" not in stderr
 
 
-def test_progress_line_on_a_terminal_only(tmp_path: Path) -> None:
-    path = write(tmp_path / "wide.yaml", pods=400)
+def run_on_a_terminal(*args: str) -> tuple[str, str]:
+    """``fakecluster`` with ``args``, stderr on a pseudo-terminal 150 columns wide: (what was drawn
+    there, stdout). The command must succeed."""
     leader, follower = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fakecluster", "run", str(path)],
+        [sys.executable, "-m", "fakecluster", *args],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=follower, env={**os.environ, "COLUMNS": "150"},
     )  # fmt: skip
     os.close(follower)
@@ -246,7 +247,12 @@ def test_progress_line_on_a_terminal_only(tmp_path: Path) -> None:
     stdout = proc.stdout.read().decode()
     assert proc.wait(timeout=60) == 0
     os.close(leader)
-    drawn = seen.decode(errors="replace")
+    return seen.decode(errors="replace"), stdout
+
+
+def test_progress_line_on_a_terminal_only(tmp_path: Path) -> None:
+    path = write(tmp_path / "wide.yaml", pods=400)
+    drawn, stdout = run_on_a_terminal("run", str(path))
     assert "wide" in drawn and "events" in drawn and "pods 400" in drawn, drawn
     assert runs(stdout) == [("PASS", "wide.yaml", 1)]  # results go to stdout, untouched by the bar
     piped = cli("run", path)

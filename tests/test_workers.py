@@ -21,7 +21,7 @@ import pytest
 from fakecluster.cli import _workers
 from fakecluster.scenario.limits import RunLimits
 from fakecluster.workers import Played, RunRequest, cost_hint, play, play_in_plan_order, process_pool
-from tests.test_cli_usability import write
+from tests.test_cli_usability import run_on_a_terminal, write
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "scenarios"
@@ -255,29 +255,7 @@ def test_a_worker_that_dies_on_one_seed_of_a_sweep_fails_that_seed_alone() -> No
 def test_the_live_line_counts_the_runs_the_workers_hand_back(tmp_path: Path) -> None:
     """On a terminal the bar says how many workers play and counts the runs handed back; the result
     lines still go to stdout, untouched by it."""
-    import pty
-    import select
-
     paths = [str(write(tmp_path / f"w{i}.yaml", pods=40)) for i in range(3)]
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "fakecluster", "run", *paths, "-n", "2"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=follower, env={**os.environ, "COLUMNS": "150"},
-    )  # fmt: skip
-    os.close(follower)
-    seen = b""
-    while select.select([leader], [], [], 60)[0]:
-        try:
-            chunk = os.read(leader, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-    assert proc.stdout is not None
-    stdout = proc.stdout.read().decode()
-    assert proc.wait(timeout=60) == 0
-    os.close(leader)
-    drawn = seen.decode(errors="replace")
+    drawn, stdout = run_on_a_terminal("run", *paths, "-n", "2")
     assert "2 workers" in drawn and "3/3" in drawn, drawn
     assert [line.split()[1] for line in stdout.splitlines() if line.startswith("PASS")] == paths
