@@ -385,7 +385,7 @@ def _run(args: argparse.Namespace) -> int:
                 for path, seed, _ in plan]
     progress = Progress(len(plan), enabled=Progress.wanted())
     results: list[tuple[str, ScenarioResult]] = []
-    played = _played(requests, [name for _, _, name in plan], args.workers, args.seeds, progress)
+    played = _played(requests, [name for _, _, name in plan], args.workers, progress)
     try:
         for (_, _, name), (result, lifecycle) in zip(plan, played, strict=False):  # -x may stop early
             progress.done()
@@ -417,16 +417,16 @@ def _shuffle_seed(args: argparse.Namespace) -> int | None:
 
 
 def _played(
-    requests: list[RunRequest], names: list[str], workers: int, seeds: int, progress: Progress
+    requests: list[RunRequest], names: list[str], workers: int, progress: Progress
 ) -> Generator[Played, None, None]:
     """Each run's result, in plan order: played here one after another (the live line shows each run's
     virtual time), or by ``workers`` processes (:mod:`fakecluster.workers`) when there is more than one
     run or a sweep to split by seed (the live line counts the runs handed back)."""
-    from fakecluster.workers import cost_hint, play, play_in_plan_order, sweep_hint
+    from fakecluster.workers import play, play_in_plan_order, sweep_hint
 
     if workers > 1 and (len(requests) > 1 or sweep_hint(requests[0])):  # a lone sweep: split by seed
         progress.start(f"{workers} workers")
-        yield from play_in_plan_order(requests, workers, costs=[cost_hint(r, seeds) for r in requests])
+        yield from play_in_plan_order(requests, workers)
         return
     for request, name in zip(requests, names, strict=True):
         progress.start(name)

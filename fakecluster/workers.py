@@ -97,24 +97,27 @@ SWEEP_WEIGHT = 20
 """How many single runs a sweep counts as when ordering starts (a library sweep has 20 seeds)."""
 
 
+def _look(path: Path) -> tuple[int, bool]:
+    """The file's size, and whether it looks like a sweep (a top-level ``sweep:`` key); (0, False) if it
+    cannot be read (its run fails at once, wherever it is played)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return 0, False
+    return len(text), _SWEEP.search(text) is not None
+
+
 def sweep_hint(request: RunRequest) -> bool:
-    """Whether the file looks like a sweep (a top-level ``sweep:`` key): worth splitting by seed. A
-    look at the text only; :func:`play_in_plan_order` loads it to be sure."""
-    try:
-        return _SWEEP.search(request.path.read_text(encoding="utf-8", errors="replace")) is not None
-    except OSError:
-        return False
+    """Whether the file looks like a sweep: worth splitting by seed. A look at the text only;
+    :func:`play_in_plan_order` loads it to be sure."""
+    return _look(request.path)[1]
 
 
-def cost_hint(request: RunRequest, seeds: int = 1) -> int:
+def cost_hint(request: RunRequest) -> int:
     """A rough cost of a run, for starting the long ones first: the file's size, times
-    :data:`SWEEP_WEIGHT` for a sweep, times ``seeds`` for a ``--seeds`` plan. Only the order runs start in
-    depends on it, never a result: an unreadable file costs 0 (it fails at once, wherever it runs)."""
-    try:
-        text = request.path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return 0
-    return len(text) * (SWEEP_WEIGHT if _SWEEP.search(text) else 1) * seeds
+    :data:`SWEEP_WEIGHT` for a sweep. Only the order runs start in depends on it, never a result."""
+    size, sweep = _look(request.path)
+    return size * (SWEEP_WEIGHT if sweep else 1)
 
 
 def _seed_of(request: RunRequest) -> int:
@@ -124,21 +127,25 @@ def _seed_of(request: RunRequest) -> int:
     return 0
 
 
-def _died(request: RunRequest) -> ScenarioResult:
-    line = (f"{request.path}: the worker process playing this run died (killed, or a crash outside"
-            f" Python); rerun it alone: fakecluster run {request.path}")
+def _failed(request: RunRequest, line: str) -> ScenarioResult:
+    """A failed result for ``request`` that says ``line`` (the worker's own result never came back)."""
     return ScenarioResult(request.path, request.path.stem, _seed_of(request), False, [line], line)
+
+
+def _died(request: RunRequest) -> ScenarioResult:
+    return _failed(request, f"{request.path}: the worker process playing this run died (killed, or a crash"
+                            f" outside Python); rerun it alone: fakecluster run {request.path}")
 
 
 def _sweep_played(request: RunRequest) -> Scenario | None:
     """The sweep ``request`` plays, loaded here to be split by seed; None for anything else, a file
     that does not load included (its run, played whole, says why)."""
+    if request.sweep_seed is not None or not sweep_hint(request):
+        return None
     try:
-        if request.sweep_seed is not None or not _SWEEP.search(request.path.read_text(encoding="utf-8")):
-            return None
         scenario = as_played(load_scenario(request.path, allowed_dirs=request.limits.allowed_dirs),
                              request.seed, request.shuffle_ties)
-    except Exception:  # unreadable, invalid, or a loader bug: the run, played whole, reports it
+    except Exception:  # invalid, or a loader bug: the run, played whole, reports it
         return None
     return scenario if scenario.sweep is not None else None
 
@@ -148,7 +155,8 @@ def play_in_plan_order(
     play_one: Callable[[RunRequest], Played] | None = None,
 ) -> Iterator[Played]:
     """Each request's :func:`play`, yielded in the order of ``requests``, played by ``workers``
-    processes; started in decreasing order of ``costs`` (ties: plan order). ``play_one`` (default
+    processes; started in decreasing order of ``costs`` (default: :func:`cost_hint`; ties: plan order).
+    ``play_one`` (default
     :func:`play`) must be a module-level function: it is sent to the workers by name.
 
     With fewer runs than workers, a sweep is played seed by seed, each seed on whichever worker is free,
@@ -156,7 +164,7 @@ def play_in_plan_order(
     result one process playing the whole sweep gives. Closing the iterator early (``-x``, Ctrl-C, an
     error in the caller) cancels the runs not yet started and ends the workers at once, runs under way
     included."""
-    costs = costs if costs is not None else [0.0] * len(requests)
+    costs = costs if costs is not None else [cost_hint(r) for r in requests]
     # Split only with fewer runs than workers: a seed played apart loads the file again (a few ms), which
     # for a plan of many runs, the workers busy anyway, costs more than it spreads (the library suite on
     # 2 cores: 1.40 times as fast as one process split, 1.60 unsplit).
@@ -187,8 +195,6 @@ def play_in_plan_order(
                 members = []
     finally:
         played_jobs.close()
-
-
 
 
 def _play_jobs(
@@ -226,9 +232,9 @@ def _play_jobs(
 
 def _not_returned(request: RunRequest, exc: Exception) -> ScenarioResult:
     detail = " ".join(str(exc).split())[:200]
-    line = (f"{request.path}: internal error while handing the result back from its worker:"
-            f" {type(exc).__name__}: {detail} -- a fakecluster bug: please report it with this file")
-    return ScenarioResult(request.path, request.path.stem, _seed_of(request), False, [line], line)
+    return _failed(request, f"{request.path}: internal error while handing the result back from its worker:"
+                            f" {type(exc).__name__}: {detail} -- a fakecluster bug: please report it with"
+                            f" this file")
 
 
 def _end(pool: ProcessPoolExecutor, *, wait: bool) -> None:
