@@ -27,7 +27,9 @@ EPOCH = datetime(2025, 1, 1, tzinfo=UTC)
 class Timer:
     """Handle to a scheduled callback; ``cancel()`` makes the loop skip it. ``cancelled`` is also set
     when the callback runs, so a timer that is not ``cancelled`` is one still to run (what the kubelet's
-    :meth:`~fakecluster.kubelet.kubelet.Kubelet.stop_node` saves for the node's restart)."""
+    :meth:`~fakecluster.kubelet.kubelet.Kubelet.stop_node` saves for the node's restart). A timer that
+    has run holds no ``args`` any more: whoever keeps the handle (the kubelet, a pod's fired timers,
+    until the pod stops) does not keep what the callback was given."""
 
     __slots__ = ("args", "callback", "cancelled", "when")
 
@@ -136,6 +138,7 @@ class Clock:
             self.events_run += 1
             timer.cancelled = True  # it has run: it cannot run again (a saved copy must not either)
             timer.callback(*timer.args)
+            timer.args = ()
             if self._stopped:
                 return bool(heap)
         return False
@@ -211,6 +214,7 @@ class TieShufflingClock(Clock):
             self.events_run += 1
             timer.cancelled = True  # it has run: it cannot run again (a saved copy must not either)
             timer.callback(*timer.args)
+            timer.args = ()
             if self._stopped:
                 return bool(heap)
         return False

@@ -705,3 +705,37 @@ def test_a_timer_that_ran_reads_as_cancelled() -> None:
     second = clock.call_at(2.0, ran.append, 2)
     clock.run(1.5)
     assert ran == [1] and first.cancelled and not second.cancelled
+
+
+
+def test_a_timer_that_ran_lets_go_of_its_arguments() -> None:
+    """The clock drops a timer's arguments once it has run: the kubelet keeps a pod's timers in its
+    lists until the pod stops, and a fired timer holding the pod worker and its step (some 80 bytes)
+    for the rest of the pod's life is memory per running pod. A pending one keeps them."""
+    from fakecluster.clock import Clock
+
+    clock = Clock()
+    ran: list[tuple[str, int]] = []
+    first = clock.call_at(1.0, lambda *args: ran.append(args), "first", 1)
+    second = clock.call_at(2.0, lambda *args: ran.append(args), "second", 2)
+    clock.run(1.5)
+    assert ran == [("first", 1)] and first.args == () and second.args == ("second", 2)
+
+
+def test_a_recovered_node_runs_the_timers_it_had_pending() -> None:
+    """At 10 s the pod below has pulled and turned ready; its exit, set at its start, is pending. The
+    node's kubelet stops at 10 s and comes back at 20 s: that exit still runs, at 53 s as set, and the
+    timers that had run (without their arguments now) are not run again."""
+    pod = make_pod(containers=[container(command=["sleep", "50"])])
+    cluster, rec = watched(PodTimings(pull=2, start=1, ready=3), pod)
+    cluster.run(10)
+    worker: Any = cluster.kubelet._pods[cluster.client().get("Pod", "default", "p")["metadata"]["uid"]]
+    pending = [t for t in (*worker.timers, *(t for c in worker.all_containers() for t in c.timers))
+               if not t.cancelled]
+    assert [t.when for t in pending] == [2 + 1 + 50]  # the container's exit: started at 3 s, sleeps 50 s
+    cluster.kubelet.stop_node(worker.node)
+    cluster.run(20)
+    cluster.kubelet.start_node(worker.node)
+    cluster.run(200)
+    assert rec.first("p", phase_is("Succeeded")) == 53.0
+    assert rec.first("p", phase_is("Running")) == 3.0

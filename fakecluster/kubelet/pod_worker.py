@@ -65,6 +65,10 @@ def _host_ips(host_ip: str) -> list[Obj]:
     return [{"ip": host_ip}]
 
 
+_NO_CONTAINERS: list[ContainerRun] = []
+"""The :attr:`PodWorker.init_containers` of every pod that has none: one empty list (some 56 bytes per
+pod otherwise), never changed, like every worker's container lists."""
+
 _NO_PLACEMENT: Obj = {}
 """A retired worker's :attr:`PodWorker.placement`: one empty dict for all of them (never changed)."""
 
@@ -190,10 +194,11 @@ class PodWorker:
         """(reason, message) of a pod the kubelet itself failed, e.g. ``DeadlineExceeded``."""
         init_specs = spec.get("initContainers") or ()
         default_reason = "PodInitializing" if init_specs else "ContainerCreating"
-        self.init_containers = [
+        self.init_containers: list[ContainerRun] = [
             ContainerRun(c, SIDECAR if c.get("restartPolicy") == "Always" else INIT, default_reason)
             for c in init_specs
-        ]
+        ] if init_specs else _NO_CONTAINERS
+        """:data:`_NO_CONTAINERS` for the pods without init containers: these lists are never changed."""
         self.containers = [ContainerRun(c, REGULAR, default_reason) for c in spec.get("containers") or ()]
         self.containers_by_name = (self.containers if len(self.containers) < 2
                                    else sorted(self.containers, key=attrgetter("name")))
@@ -333,16 +338,17 @@ class BuiltConditions(NamedTuple):
     """What :func:`build_status` last built, so the next build can reuse it while nobody replaced it."""
 
     conditions: list[Obj]
-    """The whole ``status.conditions`` list written."""
-    owned: Sequence[Obj | None]
-    """Its kubelet-owned conditions, in :data:`KUBELET_CONDITIONS` order."""
-    others: list[Obj]
-    """The conditions of other owners it carried over, in order."""
+    """The whole ``status.conditions`` list written: the kubelet-owned conditions first, one per type
+    in :data:`KUBELET_CONDITIONS` order, then the other owners' ones it carried over, in order. The
+    split is not kept beside it (two lists per running pod): it is only needed when a condition
+    changes, and then it is two slices of this list."""
     specs: Sequence[ConditionSpec | None]
-    """The specs ``owned`` was built from."""
+    """The specs the kubelet-owned conditions were built from."""
 
 
 _NO_SPECS: tuple[None, ...] = (None,) * len(KUBELET_CONDITIONS)
+_OWNED = len(KUBELET_CONDITIONS)
+"""How many conditions of a built list are the kubelet's own (:attr:`BuiltConditions.conditions`)."""
 # Specs without a message, built once: most status builds produce only these.
 _SANDBOX_READY = ConditionSpec("PodReadyToStartContainers", True)
 _SANDBOX_NOT_READY = ConditionSpec("PodReadyToStartContainers", False)
@@ -478,16 +484,18 @@ def _conditions(worker: PodWorker, phase: str, old_conditions: list[Obj], stamp:
     unchanged, as ``updateLastTransitionTime`` in ``status_manager.go`` does), then the others' ones, in
     their order; ``old_conditions`` itself if that is what it says."""
     built = worker.conditions_built
+    specs = kubelet_condition_specs(worker, phase, old_conditions)
+    previous_conditions: Sequence[Obj | None]
     if built is not None and built[0] is old_conditions:
-        # The very list the last build made (nobody replaced it since: the usual case): its split.
-        _, previous_conditions, others, previous_specs = built
+        # The very list the last build made (nobody replaced it since: the usual case).
+        previous_specs = built[1]
+        if specs == previous_specs:
+            # The stored conditions are what these very specs built last time: the fresh ones would
+            # equal them, transition times included, and the stored ones are kept.
+            return old_conditions
+        previous_conditions, others = old_conditions[:_OWNED], old_conditions[_OWNED:]
     else:
         previous_conditions, others, previous_specs = _split_conditions(old_conditions)
-    specs = kubelet_condition_specs(worker, phase, old_conditions)
-    if specs == previous_specs:
-        # The stored conditions are what these very specs built last time (so none is None): the
-        # fresh ones would equal them, transition times included, and the stored ones are kept.
-        return old_conditions
     owned: list[Obj] = []
     for spec, previous, previous_spec in zip(specs, previous_conditions, previous_specs, strict=True):
         if previous is None:
@@ -501,7 +509,7 @@ def _conditions(worker: PodWorker, phase: str, old_conditions: list[Obj], stamp:
             owned.append(previous if fresh == previous else fresh)
     conditions = [*owned, *others]
     # tuple.__new__ skips the generated __new__ (a Python call).
-    worker.conditions_built = tuple.__new__(BuiltConditions, (conditions, owned, others, specs))
+    worker.conditions_built = tuple.__new__(BuiltConditions, (conditions, specs))
     return conditions
 
 
