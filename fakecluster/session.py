@@ -442,7 +442,7 @@ class FakeCluster:
     @property
     def trace(self) -> builtins.list[TraceEvent]:
         """What happened so far, in order (the events milestones and the digest are computed from)."""
-        return list(self.recorder.trace)
+        return self.recorder.trace.events()
 
     @property
     def events(self) -> builtins.list[Obj]:

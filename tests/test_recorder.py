@@ -204,7 +204,7 @@ def _record(seconds: int) -> tuple[TraceRecorder, list[TraceEvent]]:
 
 def test_listeners_hear_every_event_as_it_is_recorded_and_events_are_kept() -> None:
     recorder, heard = _record(5)
-    assert heard == recorder.trace
+    assert heard == list(recorder.trace)
     assert ("EndpointSlice", "Created") in [(e.kind, e.event) for e in recorder.trace]
     assert [(e.kind, e.event) for e in recorder.trace if e.kind not in ("Pod", "EndpointSlice")] == [
         ("JobSet", "Created"),

@@ -19,6 +19,7 @@ from fakecluster.api.watch import WatchEvent
 from fakecluster.cluster import Cluster
 from fakecluster.scenario.ordinals import PodOrdinals
 from fakecluster.scenario.trace import TraceEvent
+from fakecluster.scenario.trace_log import TraceLog
 from fakecluster.workload_plugin import Slot, WorkloadPlugin
 
 
@@ -69,7 +70,9 @@ class TraceRecorder:
         self.plugin = plugin
         self.ordinals = ordinals if ordinals is not None else PodOrdinals(plugin)
         """NonIndexed pods' ordinals: their ``pod_index`` in the trace (:mod:`.ordinals`)."""
-        self.trace: list[TraceEvent] = []
+        self.trace = TraceLog()
+        """The events so far (compact rows, read as :class:`TraceEvent` s: :mod:`.trace_log`)."""
+        self._add_row = self.trace.add_row
         self.events: list[Obj] = []
         self._event_index: dict[str, int] = {}
         self.job_events: list[Obj] = []
@@ -105,15 +108,12 @@ class TraceRecorder:
     def _emit(self, obj: Obj, kind: str, event: str, detail: str = "", *, own_name: bool = False) -> None:
         meta = obj["metadata"]
         name = meta["name"]
-        jobset, replicated_job, job_index, pod_index, attempt = _NO_SLOT if own_name else self._slot_of(obj)
-        # A trace event is built for nearly every pod write: tuple.__new__ with the fields in order skips
-        # the named tuple's generated __new__ (a Python call), which costs as much again.
-        record = tuple.__new__(TraceEvent, (
-            self.cluster.clock.now, len(self.trace), kind, meta.get("namespace", ""), name, event,
-            name if own_name else jobset, replicated_job, job_index, pod_index, attempt, detail))
-        self.trace.append(record)
-        for listener in self.listeners:
-            listener(record)
+        # The workload's own events carry its name as their jobset; a pod's share its slot tuple.
+        coordinates = SlotFields(name, None, None, None, None) if own_name else self._slot_of(obj)
+        self._add_row((self.cluster.clock.now, kind, meta.get("namespace", ""), name, event, coordinates,
+                       detail))
+        if self.listeners:
+            self._tell_listeners()
 
     def _slot_of(self, obj: Obj) -> SlotFields:
         """``plugin.slot_of`` as trace fields, remembered per labels *object* (the plugin reads only the
@@ -230,11 +230,14 @@ class TraceRecorder:
         obj = event.object
         endpoints = obj.get("endpoints") or ()
         meta = obj["metadata"]
-        # tuple.__new__ with every field in order, as in _emit: some three slice writes per pod.
-        record = tuple.__new__(TraceEvent, (
-            self.cluster.clock.now, len(self.trace), "EndpointSlice", meta.get("namespace", ""), meta["name"],
-            _SLICE_VERBS[event.type], None, None, None, None, None, _endpoints_detail(len(endpoints))))
-        self.trace.append(record)
+        self._add_row((self.cluster.clock.now, "EndpointSlice", meta.get("namespace", ""), meta["name"],
+                       _SLICE_VERBS[event.type], _NO_SLOT, _endpoints_detail(len(endpoints))))
+        if self.listeners:
+            self._tell_listeners()
+
+    def _tell_listeners(self) -> None:
+        """Hand the event just recorded to every listener (the ``when:`` actions' milestone watch)."""
+        record = self.trace[-1]
         for listener in self.listeners:
             listener(record)
 

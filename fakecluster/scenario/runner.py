@@ -450,7 +450,7 @@ class ScenarioRun:
         final = self._snapshot(cluster.clock.now)
         if monitor is not None:
             monitor.finish()
-        trace = list(self.recorder.trace)
+        trace = self.recorder.trace.events()
         events = list(self.recorder.events)
         virtual_end = cluster.clock.now
         action_errors = list(self.actions.errors)

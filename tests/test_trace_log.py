@@ -1,0 +1,66 @@
+"""The recorder's compact trace (:mod:`fakecluster.scenario.trace_log`): read, it is the list of
+:class:`TraceEvent` s a list would hold, each ``seq`` its index."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fakecluster.scenario.trace import TraceEvent, trace_digest
+from fakecluster.scenario.trace_log import TraceLog
+
+_coordinates = st.tuples(st.sampled_from([None, "js"]), st.sampled_from([None, "workers"]),
+                         st.sampled_from([None, 0, 1]), st.sampled_from([None, 0, 7]),
+                         st.sampled_from([None, 0, 2]))
+_rows = st.lists(st.tuples(st.floats(0, 1e6, allow_nan=False),
+                           st.sampled_from(["Pod", "Job", "EndpointSlice"]),
+                           st.sampled_from(["", "default"]), st.text(min_size=1, max_size=5),
+                           st.sampled_from(["Created", "Ready", "Updated"]), _coordinates,
+                           st.text(max_size=5)),
+                 max_size=30)
+
+
+def _as_list(rows: list[tuple]) -> list[TraceEvent]:  # type: ignore[type-arg]
+    return [TraceEvent(t, seq, kind, ns, name, event, c[0], c[1], c[2], c[3], c[4], detail)
+            for seq, (t, kind, ns, name, event, c, detail) in enumerate(rows)]
+
+
+@given(_rows, st.integers(-40, 40), st.integers(-40, 40), st.sampled_from([None, 1, 2, -1, 3]))
+def test_a_trace_log_reads_as_the_list_of_its_events(rows: list[tuple], start: int, stop: int,  # type: ignore[type-arg]
+                                                     step: int | None) -> None:
+    log = TraceLog()
+    for row in rows:
+        log.add(row)
+    expected = _as_list(rows)
+    assert len(log) == len(expected)
+    assert list(log) == log.events() == expected
+    assert log[start:stop:step] == expected[start:stop:step]
+    for index in range(-len(expected), len(expected)):
+        assert log[index] == expected[index]
+        assert type(log[index]) is TraceEvent
+    assert trace_digest(log.events()) == trace_digest(expected)
+
+
+def test_add_and_append_give_the_next_seq_and_out_of_range_is_an_index_error() -> None:
+    log = TraceLog()
+    assert log.add((1.0, "Pod", "default", "p", "Created", (None,) * 5, "")) == 0
+    log.append(TraceEvent(2.0, 99, "Job", "default", "j", "Ready", "js", "workers", 0))
+    log.add_row((3.0, "Pod", "default", "p", "Ready", ("js", "workers", 0, 1, 0), ""))
+    assert [(e.seq, e.name, e.event) for e in log] == [
+        (0, "p", "Created"), (1, "j", "Ready"), (2, "p", "Ready")]
+    assert log[1] == TraceEvent(2.0, 1, "Job", "default", "j", "Ready", "js", "workers", 0)
+    with pytest.raises(IndexError):
+        log[3]
+    with pytest.raises(IndexError):
+        log[-4]
+
+
+def test_a_pods_events_share_one_coordinates_tuple() -> None:
+    """What makes the row small: the recorder hands every event of a pod the same slot tuple, and the log
+    keeps that one object, not five fields per event."""
+    log = TraceLog()
+    slot = ("js", "workers", 0, 3, 0)
+    log.add((1.0, "Pod", "default", "p", "Created", slot, ""))
+    log.add((2.0, "Pod", "default", "p", "Ready", slot, ""))
+    assert log._rows[0][5] is log._rows[1][5] is slot
