@@ -722,17 +722,16 @@ def test_a_timer_that_ran_lets_go_of_its_arguments() -> None:
     assert ran == [("first", 1)] and first.args == () and second.args == ("second", 2)
 
 
-def test_a_recovered_node_runs_the_timers_it_had_pending() -> None:
-    """At 10 s the pod below has pulled and turned ready; its exit, set at its start, is pending. The
-    node's kubelet stops at 10 s and comes back at 20 s: that exit still runs, at 53 s as set, and the
-    timers that had run (without their arguments now) are not run again."""
+def test_a_running_pods_lists_hold_only_timers_still_to_run_and_a_recovered_node_runs_them() -> None:
+    """At 10 s the pod below has pulled and turned ready: those timers have left its lists, and the
+    exit set at its start is all they hold. The node's kubelet stops at 10 s and comes back at 20 s:
+    that exit still runs, at 53 s as set, and the timers that had run are not run again."""
     pod = make_pod(containers=[container(command=["sleep", "50"])])
     cluster, rec = watched(PodTimings(pull=2, start=1, ready=3), pod)
     cluster.run(10)
     worker: Any = cluster.kubelet._pods[cluster.client().get("Pod", "default", "p")["metadata"]["uid"]]
-    pending = [t for t in (*worker.timers, *(t for c in worker.all_containers() for t in c.timers))
-               if not t.cancelled]
-    assert [t.when for t in pending] == [2 + 1 + 50]  # the container's exit: started at 3 s, sleeps 50 s
+    timers = [*worker.timers, *(t for c in worker.all_containers() for t in c.timers)]
+    assert [(t.when, t.cancelled) for t in timers] == [(2 + 1 + 50, False)]  # started at 3 s, sleeps 50 s
     cluster.kubelet.stop_node(worker.node)
     cluster.run(20)
     cluster.kubelet.start_node(worker.node)

@@ -294,6 +294,17 @@ class Kubelet:
         while immediate:
             queued, queued_args = immediate.pop(0)
             queued(worker, *queued_args)
+        # Let go of the timers at the head of the pod's and its containers' lists that ran (or were
+        # cancelled): a running pod would otherwise keep every timer it ever had (its pull, its
+        # readiness), some 64 bytes each, until it stops. Only here, on a node whose kubelet is up: a
+        # stopped node's lists hold the timers it froze (cancelled) for start_node to set again.
+        timers = worker.timers
+        while timers and timers[0].cancelled:
+            del timers[0]
+        for c in worker.containers:
+            timers = c.timers
+            while timers and timers[0].cancelled:
+                del timers[0]
         self._sync(worker)
         if worker.done:
             worker.retire()  # its last status is written: nothing will run for it again

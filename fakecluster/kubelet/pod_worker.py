@@ -69,16 +69,15 @@ _NO_CONTAINERS: list[ContainerRun] = []
 """The :attr:`PodWorker.init_containers` of every pod that has none: one empty list (some 56 bytes per
 pod otherwise), never changed, like every worker's container lists."""
 
-_NO_PLACEMENT: Obj = {}
-"""A retired worker's :attr:`PodWorker.placement`: one empty dict for all of them (never changed)."""
 
 
 class ContainerRun:
     """Runtime state of one container of a pod (what the CRI runtime would report for it)."""
 
-    __slots__ = ("backoff", "backoff_updated", "built", "container_id", "ever_ran", "image",
-                 "last_terminated", "name", "ready", "restart_count", "role", "run_id", "spec", "started",
-                 "started_at", "state", "terminated", "timers", "waiting_message", "waiting_reason")
+    __slots__ = ("backoff", "backoff_updated", "built_inputs", "built_status", "container_id", "ever_ran",
+                 "image", "last_terminated", "name", "ready", "restart_count", "role", "run_id", "spec",
+                 "started", "started_at", "state", "terminated", "timers", "waiting_message",
+                 "waiting_reason")
 
     def __init__(self, spec: Obj, role: str, waiting_reason: str) -> None:
         self.spec = spec
@@ -102,8 +101,10 @@ class ContainerRun:
         """Current crash-loop back-off entry (``flowcontrol.Backoff``); 0: none yet."""
         self.backoff_updated = 0.0
         self.timers: list[Timer] = []
-        self.built: tuple[tuple[Any, ...], Obj] | None = None
-        """The last :meth:`status` and the :meth:`_status_inputs` it was built from."""
+        self.built_inputs: tuple[Any, ...] | None = None
+        self.built_status: Obj = _NEVER_TERMINATED
+        """The last :meth:`status` and the :meth:`_status_inputs` it was built from (two slots, not a
+        pair: a tuple per running container less)."""
 
     def cancel_timers(self) -> None:
         for timer in self.timers:
@@ -130,11 +131,10 @@ class ContainerRun:
         changed (``convertToAPIContainerStatuses`` in ``pkg/kubelet/kubelet_pods.go`` rebuilds all of them:
         the result is equal)."""
         inputs = self._status_inputs()
-        built = self.built
-        if built is not None and built[0] == inputs:
-            return built[1]
+        if inputs == self.built_inputs:
+            return self.built_status
         status = self._build_status()
-        self.built = (inputs, status)
+        self.built_inputs, self.built_status = inputs, status
         return status
 
     def _build_status(self) -> Obj:
@@ -165,9 +165,10 @@ class PodWorker:
     :class:`fakecluster.kubelet.kubelet.Kubelet`."""
 
     __slots__ = ("active_deadline", "conditions_built", "containers", "containers_by_name",
-                 "delete_after_sync", "done", "failed_reason", "grace_period", "host_ip", "immediate",
-                 "init_containers", "init_index", "jitters", "kill_at", "kill_code", "name", "namespace",
-                 "node", "placement", "pod_ip", "readiness_gates", "regular_started", "restart_policy",
+                 "delete_after_sync", "done", "failed_reason", "grace_period", "host_ip", "host_ips",
+                 "immediate", "init_containers", "init_index", "jitters", "kill_at", "kill_code", "name",
+                 "namespace",
+                 "node", "pod_ip", "pod_ips", "readiness_gates", "regular_started", "restart_policy",
                  "sandbox_ready", "start_time", "stop_requested_at", "terminal", "terminating", "timers",
                  "timings", "uid")
 
@@ -208,9 +209,12 @@ class PodWorker:
         self.init_index = 0
         self.regular_started = False
         self.host_ip: str | None = None
+        self.host_ips: list[Obj] | None = None
         self.pod_ip: str | None = None
+        self.pod_ips: list[Obj] | None = None
+        """``status.podIPs`` as the kubelet writes it once the sandbox is up (see :meth:`admitted`); None
+        before, and once retired."""
         self.start_time: str | None = None
-        self.placement: Obj = {}
         """``hostIP(s)``, ``podIP(s)`` and ``startTime`` as the status says them (see :meth:`admitted`)."""
         self.sandbox_ready = False
         self.terminating = False
@@ -239,9 +243,8 @@ class PodWorker:
         every status build shares them (the store never mutates a stored object): a status that did not
         change them holds the very lists the stored one holds, and compares equal by identity."""
         self.start_time, self.host_ip, self.pod_ip = start_time, host_ip, pod_ip
+        self.host_ips, self.pod_ips = _host_ips(host_ip), [{"ip": pod_ip}]
         self.sandbox_ready = True
-        self.placement = {"hostIP": host_ip, "hostIPs": _host_ips(host_ip), "podIP": pod_ip,
-                          "podIPs": [{"ip": pod_ip}], "startTime": start_time}
 
     def retire(self) -> None:
         """Drop what only the next status build or step reads, once :attr:`done` (which is never undone)
@@ -249,12 +252,12 @@ class PodWorker:
         for it (a step for a done worker is not run), and a node's finished pods stay known to it until
         deleted, some 700 bytes each (the jitters: a tuple of seven floats)."""
         self.conditions_built = None
-        self.placement = _NO_PLACEMENT
+        self.pod_ips = None
         self.jitters = NO_JITTER
         for container in self.init_containers:
-            container.built = None
+            container.built_inputs, container.built_status = None, _NEVER_TERMINATED
         for container in self.containers:
-            container.built = None
+            container.built_inputs, container.built_status = None, _NEVER_TERMINATED
 
     def idle(self) -> bool:
         """No timer of the pod or of its containers is pending (nor any queued step)."""
@@ -263,6 +266,7 @@ class PodWorker:
 
     def all_containers(self) -> list[ContainerRun]:
         return [*self.init_containers, *self.containers]
+
 
     def cancel_timers(self) -> None:
         for timer in self.timers:
@@ -469,7 +473,15 @@ def build_status(worker: PodWorker, pod: Obj, stamp: str) -> Obj:
     phase = old_phase if old_phase in TERMINAL_PHASES else worker.phase()
     status["phase"] = phase
     status["conditions"] = _conditions(worker, phase, old.get("conditions") or [], stamp)
-    status.update(worker.placement)
+    pod_ips = worker.pod_ips
+    if pod_ips is not None and (
+            status.get("podIPs") is not pod_ips or status.get("podIP") is not worker.pod_ip
+            or status.get("hostIP") is not worker.host_ip or status.get("hostIPs") is not worker.host_ips
+            or status.get("startTime") is not worker.start_time):
+        # The placement fields, unless the stored status holds them already (every status the kubelet
+        # wrote since admission, and any other writer's copy of one): the same keys in the same order.
+        status.update(hostIP=worker.host_ip, hostIPs=worker.host_ips, podIP=worker.pod_ip, podIPs=pod_ips,
+                      startTime=worker.start_time)
     if worker.failed_reason is not None:
         status["reason"], status["message"] = worker.failed_reason
     if worker.init_containers:

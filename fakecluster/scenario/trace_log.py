@@ -26,9 +26,11 @@ Row = tuple[float, str, str, str, str, Coordinates, str]
 
 
 def _event(seq: int, row: Row) -> TraceEvent:
-    time, kind, namespace, name, event, coordinates, detail = row
-    # tuple.__new__ with every field in order skips the named tuple's generated __new__ (a Python call).
-    return tuple.__new__(TraceEvent, (time, seq, kind, namespace, name, event, *coordinates, detail))
+    time, kind, namespace, name, event, c, detail = row
+    # tuple.__new__ with every field in order skips the named tuple's generated __new__ (a Python call);
+    # the coordinates by index, not unpacked with a star (which builds a list first).
+    return tuple.__new__(TraceEvent, (time, seq, kind, namespace, name, event, c[0], c[1], c[2], c[3], c[4],
+                                      detail))
 
 
 class TraceLog(Sequence[TraceEvent]):
@@ -77,8 +79,8 @@ class TraceLog(Sequence[TraceEvent]):
     def events(self) -> list[TraceEvent]:
         """Every event, as a list (what a run's result holds): ``list(log)``, built in one loop."""
         new = tuple.__new__
-        return [new(TraceEvent, (time, seq, kind, namespace, name, event, *coordinates, detail))
-                for seq, (time, kind, namespace, name, event, coordinates, detail) in enumerate(self._rows)]
+        return [new(TraceEvent, (time, seq, kind, ns, name, event, c[0], c[1], c[2], c[3], c[4], detail))
+                for seq, (time, kind, ns, name, event, c, detail) in enumerate(self._rows)]
 
     def __repr__(self) -> str:
         return f"TraceLog({len(self._rows)} events)"
