@@ -26,13 +26,18 @@ def _as_list(rows: list[tuple]) -> list[TraceEvent]:  # type: ignore[type-arg]
             for seq, (t, kind, ns, name, event, c, detail) in enumerate(rows)]
 
 
-@given(_rows, st.integers(-40, 40), st.integers(-40, 40), st.sampled_from([None, 1, 2, -1, 3]))
-def test_a_trace_log_reads_as_the_list_of_its_events(rows: list[tuple], start: int, stop: int,  # type: ignore[type-arg]
-                                                     step: int | None) -> None:
+@given(_rows, st.integers(0, 30), st.integers(-40, 40), st.integers(-40, 40),
+       st.sampled_from([None, 1, 2, -1, 3]))
+def test_a_trace_log_reads_as_the_list_of_its_events(rows: list[tuple], built: int,  # type: ignore[type-arg]
+                                                     start: int, stop: int, step: int | None) -> None:
+    """Read as rows, as events already built (``events()`` called after the first ``built`` rows),
+    or both: the same events, each ``seq`` its index."""
     log = TraceLog()
-    for row in rows:
-        log.add(row)
     expected = _as_list(rows)
+    for seq, row in enumerate(rows):
+        if seq == built:
+            assert log.events() == expected[:built]
+        assert log.add(row) == seq
     assert len(log) == len(expected)
     assert list(log) == log.events() == expected
     assert log[start:stop:step] == expected[start:stop:step]

@@ -14,7 +14,7 @@ run's result holds them as a list (:mod:`~fakecluster.scenario.runner`), built o
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from itertools import count
+from itertools import chain, count
 from typing import overload
 
 from fakecluster.scenario.trace import TraceEvent
@@ -35,11 +35,15 @@ def _event(seq: int, row: Row) -> TraceEvent:
 
 class TraceLog(Sequence[TraceEvent]):
     """The events recorded so far, in trace order: a sequence of :class:`TraceEvent` (``len``, indexes,
-    slices, iteration); an event's ``seq`` is its index."""
+    slices, iteration); an event's ``seq`` is its index.
 
-    __slots__ = ("_rows", "add_row")
+    Two stores, one after the other: the events :meth:`events` has built already (the whole run's, once
+    it ended), then the rows recorded since (all of them while the run goes on)."""
+
+    __slots__ = ("_built", "_rows", "add_row")
 
     def __init__(self) -> None:
+        self._built: list[TraceEvent] = []
         self._rows: list[Row] = []
         self.add_row = self._rows.append
         """Record one event, given as its :data:`Row`, at the end: the recorder's way, a call into C
@@ -47,9 +51,8 @@ class TraceLog(Sequence[TraceEvent]):
 
     def add(self, row: Row) -> int:
         """Record one event at the end; its ``seq``."""
-        rows = self._rows
-        rows.append(row)
-        return len(rows) - 1
+        self._rows.append(row)
+        return len(self._built) + len(self._rows) - 1
 
     def append(self, event: TraceEvent) -> None:
         """Record ``event`` at the end (its ``seq`` becomes its index here, as for :meth:`add`)."""
@@ -58,7 +61,7 @@ class TraceLog(Sequence[TraceEvent]):
                   event.detail))
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return len(self._built) + len(self._rows)
 
     @overload
     def __getitem__(self, index: int) -> TraceEvent: ...
@@ -67,20 +70,36 @@ class TraceLog(Sequence[TraceEvent]):
     def __getitem__(self, index: slice) -> list[TraceEvent]: ...
 
     def __getitem__(self, index: int | slice) -> TraceEvent | list[TraceEvent]:
-        rows = self._rows
+        built, rows = self._built, self._rows
+        size = len(built) + len(rows)
+        done = len(built)
         if isinstance(index, slice):
-            return [_event(seq, rows[seq]) for seq in range(*index.indices(len(rows)))]
-        row = rows[index]  # an IndexError as a list's
-        return _event(index if index >= 0 else index + len(rows), row)
+            return [built[seq] if seq < done else _event(seq, rows[seq - done])
+                    for seq in range(*index.indices(size))]
+        seq = index if index >= 0 else index + size
+        if not 0 <= seq < size:
+            raise IndexError("trace index out of range")
+        return built[seq] if seq < done else _event(seq, rows[seq - done])
 
     def __iter__(self) -> Iterator[TraceEvent]:
-        return map(_event, count(), self._rows)
+        return chain(iter(self._built), map(_event, count(len(self._built)), self._rows))
 
     def events(self) -> list[TraceEvent]:
-        """Every event, as a list (what a run's result holds): ``list(log)``, built in one loop."""
-        new = tuple.__new__
-        return [new(TraceEvent, (time, seq, kind, ns, name, event, c[0], c[1], c[2], c[3], c[4], detail))
-                for seq, (time, kind, ns, name, event, c, detail) in enumerate(self._rows)]
+        """Every event, as a new list (what a run's result holds). The rows recorded since the last call
+        become events here, kept as such: from the last one back, each row let go as soon as its event
+        is built, so a long trace is never held twice over (at 100,000 pods its rows are some 70 MB,
+        its events 120 MB)."""
+        rows, built = self._rows, self._built
+        if rows:
+            new, pop = tuple.__new__, rows.pop
+            fresh: list[TraceEvent] = []
+            keep = fresh.append
+            for seq in range(len(built) + len(rows) - 1, len(built) - 1, -1):
+                time, kind, ns, name, event, c, text = pop()
+                keep(new(TraceEvent, (time, seq, kind, ns, name, event, c[0], c[1], c[2], c[3], c[4], text)))
+            fresh.reverse()
+            built.extend(fresh)
+        return built[:]
 
     def __repr__(self) -> str:
-        return f"TraceLog({len(self._rows)} events)"
+        return f"TraceLog({len(self)} events)"
