@@ -1,5 +1,5 @@
-"""The recorder's compact trace (:mod:`fakecluster.scenario.trace_log`): read, it is the list of
-:class:`TraceEvent` s a list would hold, each ``seq`` its index."""
+"""The recorder's compact trace (:class:`fakecluster.scenario.trace.TraceLog`): read, it is the list
+of :class:`TraceEvent` s a list would hold, each ``seq`` its index."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fakecluster.scenario.trace import TraceEvent, trace_digest
-from fakecluster.scenario.trace_log import TraceLog
+from fakecluster.scenario.trace import TraceEvent, TraceLog, in_trace_order, trace_digest
 
 _coordinates = st.tuples(st.sampled_from([None, "js"]), st.sampled_from([None, "workers"]),
                          st.sampled_from([None, 0, 1]), st.sampled_from([None, 0, 7]),
@@ -69,3 +68,15 @@ def test_a_pods_events_share_one_coordinates_tuple() -> None:
     log.add((1.0, "Pod", "default", "p", "Created", slot, ""))
     log.add((2.0, "Pod", "default", "p", "Ready", slot, ""))
     assert log._rows[0][5] is log._rows[1][5] is slot
+
+
+def test_in_trace_order_hands_a_log_in_order_back_as_it_is_and_sorts_one_out_of_order() -> None:
+    log = TraceLog()
+    log.add((1.0, "Pod", "default", "p", "Created", (None,) * 5, ""))
+    log.add((1.0, "Pod", "default", "p", "Scheduled", (None,) * 5, "node"))
+    log.events()
+    log.add((2.0, "Pod", "default", "p", "Ready", (None,) * 5, ""))
+    assert log.in_order() and in_trace_order(log) is log
+    log.add((1.5, "Pod", "default", "q", "Created", (None,) * 5, ""))  # only append() by hand does this
+    assert not log.in_order()
+    assert [(e.time, e.seq) for e in in_trace_order(log)] == [(1.0, 0), (1.0, 1), (1.5, 3), (2.0, 2)]

@@ -18,8 +18,7 @@ from fakecluster.api.objects import Obj, condition_true
 from fakecluster.api.watch import WatchEvent
 from fakecluster.cluster import Cluster
 from fakecluster.scenario.ordinals import PodOrdinals
-from fakecluster.scenario.trace import TraceEvent
-from fakecluster.scenario.trace_log import TraceLog
+from fakecluster.scenario.trace import TraceEvent, TraceLog
 from fakecluster.workload_plugin import Slot, WorkloadPlugin
 
 
@@ -71,7 +70,7 @@ class TraceRecorder:
         self.ordinals = ordinals if ordinals is not None else PodOrdinals(plugin)
         """NonIndexed pods' ordinals: their ``pod_index`` in the trace (:mod:`.ordinals`)."""
         self.trace = TraceLog()
-        """The events so far (compact rows, read as :class:`TraceEvent` s: :mod:`.trace_log`)."""
+        """The events so far (compact rows, read as :class:`TraceEvent` s)."""
         self._add_row = self.trace.add_row
         self.events: list[Obj] = []
         self._event_index: dict[str, int] = {}

@@ -9,13 +9,13 @@ restart attempt) rather than leaving readers to re-derive them from object names
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import islice, pairwise, starmap
+from itertools import chain, count, islice, pairwise, starmap
 from operator import itemgetter, le
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
-__all__ = ["Snapshot", "TraceEvent", "in_trace_order", "trace_digest"]
+__all__ = ["Snapshot", "TraceEvent", "TraceLog", "in_trace_order", "trace_digest"]
 
 
 class TraceEvent(NamedTuple):
@@ -96,11 +96,15 @@ def canonical_lines(trace: Iterable[TraceEvent]) -> list[str]:
     return lines
 
 
-def in_trace_order(trace: Iterable[TraceEvent]) -> list[TraceEvent]:
+def in_trace_order(trace: Iterable[TraceEvent]) -> Sequence[TraceEvent]:
     """Events sorted by (time, seq): the order milestones and ``order:`` expectations reason in.
 
     A recorded trace is already in that order (time only moves forward, ``seq`` counts up), so that is
-    checked first: one pass instead of a sort keyed on every event, for each milestone looked up."""
+    checked first: one pass instead of a sort keyed on every event, for each milestone looked up. A
+    :class:`TraceLog` in order is returned as it is, its events not built into a list (at 100,000 pods
+    they would be 120 MB for each milestone looked up while a run goes on)."""
+    if isinstance(trace, TraceLog) and trace.in_order():
+        return trace
     events = list(trace)
     # (time, seq) pairs compared at C speed: for times, which are never NaN, ``(a.time, a.seq) <=
     # (b.time, b.seq)`` is ``a.time < b.time or (a.time == b.time and a.seq <= b.seq)``. Neighbours
@@ -113,6 +117,8 @@ def in_trace_order(trace: Iterable[TraceEvent]) -> list[TraceEvent]:
 
 _TRACE_ORDER = itemgetter(0, 1)
 """An event's (time, seq): its first two fields."""
+_TRACE_ORDER_TIME = itemgetter(0)
+"""An event's or a :data:`Row`'s time: its first field."""
 
 
 @dataclass(slots=True)
@@ -133,3 +139,100 @@ class Snapshot:
             if meta.get("name") == name and (namespace is None or meta.get("namespace") == namespace):
                 return obj
         return None
+
+
+Coordinates = tuple[str | None, str | None, int | None, int | None, int | None]
+"""``jobset``, ``replicated_job``, ``job_index``, ``pod_index``, ``attempt``, as in :class:`TraceEvent`."""
+Row = tuple[float, str, str, str, str, Coordinates, str]
+"""``time``, ``kind``, ``namespace``, ``name``, ``event``, the coordinates, ``detail``."""
+
+
+def _event(seq: int, row: Row) -> TraceEvent:
+    time, kind, namespace, name, event, c, detail = row
+    # tuple.__new__ with every field in order skips the named tuple's generated __new__ (a Python call);
+    # the coordinates by index, not unpacked with a star (which builds a list first).
+    return tuple.__new__(TraceEvent, (time, seq, kind, namespace, name, event, c[0], c[1], c[2], c[3], c[4],
+                                      detail))
+
+
+class TraceLog(Sequence[TraceEvent]):
+    """The trace as the recorder keeps it while a run goes on: a sequence of :class:`TraceEvent`
+    (``len``, indexes, slices, iteration), each ``seq`` its index, stored as one compact :data:`Row` per
+    event until :meth:`events` builds them.
+
+    A :class:`TraceEvent` has twelve fields, and its ``seq`` is an ``int`` object of its own (past 256
+    every int is): 176 bytes an event, and a pod has some seven, all kept until the run ends. A row keeps
+    the seven parts that vary, the five coordinates as one tuple that the recorder shares between all the
+    events of a pod (its slot cache), and no ``seq``, which is the row's position: 96 bytes an event.
+
+    Two stores, one after the other: the events :meth:`events` has built (the whole run's, once it
+    ended), then the rows recorded since (all of them while the run goes on)."""
+
+    __slots__ = ("_built", "_rows", "add_row")
+
+    def __init__(self) -> None:
+        self._built: list[TraceEvent] = []
+        self._rows: list[Row] = []
+        self.add_row = self._rows.append
+        """Record one event, given as its :data:`Row`, at the end: the recorder's way, a call into C
+        for some seven events per pod (its ``seq`` is ``len(log) - 1`` then)."""
+
+    def add(self, row: Row) -> int:
+        """Record one event at the end; its ``seq``."""
+        self._rows.append(row)
+        return len(self._built) + len(self._rows) - 1
+
+    def append(self, event: TraceEvent) -> None:
+        """Record ``event`` at the end (its ``seq`` becomes its index here, as for :meth:`add`)."""
+        self.add((event.time, event.kind, event.namespace, event.name, event.event,
+                  (event.jobset, event.replicated_job, event.job_index, event.pod_index, event.attempt),
+                  event.detail))
+
+    def __len__(self) -> int:
+        return len(self._built) + len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> TraceEvent: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[TraceEvent]: ...
+
+    def __getitem__(self, index: int | slice) -> TraceEvent | list[TraceEvent]:
+        built, rows = self._built, self._rows
+        size, done = len(built) + len(rows), len(built)
+        if isinstance(index, slice):
+            return [built[seq] if seq < done else _event(seq, rows[seq - done])
+                    for seq in range(*index.indices(size))]
+        seq = index if index >= 0 else index + size
+        if not 0 <= seq < size:
+            raise IndexError("trace index out of range")
+        return built[seq] if seq < done else _event(seq, rows[seq - done])
+
+    def __iter__(self) -> Iterator[TraceEvent]:
+        return chain(iter(self._built), map(_event, count(len(self._built)), self._rows))
+
+    def in_order(self) -> bool:
+        """Whether the events are in trace order: their times never go back (``seq`` always counts up).
+        One pass over the times, at C speed; the recorder's log always is."""
+        times = chain(map(_TRACE_ORDER_TIME, self._built), map(_TRACE_ORDER_TIME, self._rows))
+        return all(starmap(le, pairwise(times)))
+
+    def events(self) -> list[TraceEvent]:
+        """Every event, as a new list (what a run's result holds). The rows recorded since the last call
+        become events here, kept as such: from the last one back, each row let go as soon as its event
+        is built, so a long trace is never held twice over (at 100,000 pods its rows are some 70 MB,
+        its events 120 MB)."""
+        rows, built = self._rows, self._built
+        if rows:
+            new, pop = tuple.__new__, rows.pop
+            fresh: list[TraceEvent] = []
+            keep = fresh.append
+            for seq in range(len(built) + len(rows) - 1, len(built) - 1, -1):
+                time, kind, ns, name, event, c, text = pop()
+                keep(new(TraceEvent, (time, seq, kind, ns, name, event, c[0], c[1], c[2], c[3], c[4], text)))
+            fresh.reverse()
+            built.extend(fresh)
+        return built[:]
+
+    def __repr__(self) -> str:
+        return f"TraceLog({len(self)} events)"
