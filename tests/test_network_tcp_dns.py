@@ -17,7 +17,8 @@ from tests.network_helpers import SERVER, play, steps, times
 
 # ---------------------------------------------------------------- the SYN schedule
 def test_kernel_syn_schedule_with_six_retries() -> None:
-    assert syn_offsets(6) == [0, 1, 3, 7, 15, 31, 63]
+    assert syn_offsets(6) == (0, 1, 3, 7, 15, 31, 63)
+    assert syn_offsets(6) is syn_offsets(6)  # one tuple per setting, kept by every connect attempt
     assert connect_deadline(6) == 127
 
 
@@ -28,9 +29,9 @@ def test_syn_schedule_in_general(retries: int, deadline: float) -> None:
 
 
 def test_timeout_cuts_the_schedule_and_a_syn_due_at_the_timeout_is_not_sent() -> None:
-    assert syn_offsets(6, timeout=2) == [0, 1]
-    assert syn_offsets(6, timeout=3) == [0, 1]
-    assert syn_offsets(6, timeout=3.5) == [0, 1, 3]
+    assert syn_offsets(6, timeout=2) == (0, 1)
+    assert syn_offsets(6, timeout=3) == (0, 1)
+    assert syn_offsets(6, timeout=3.5) == (0, 1, 3)
     assert connect_deadline(6, timeout=5) == 5
     assert connect_deadline(6, timeout=500) == 127
 

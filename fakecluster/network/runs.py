@@ -132,7 +132,7 @@ class TargetRun:
         self.last_error = ""
         self.ip = ""
         self.first_syn = 0.0
-        self.offsets: list[float] = []
+        self.offsets: tuple[float, ...] = ()
 
     @property
     def label(self) -> str:
@@ -232,7 +232,10 @@ class ProgramRun:
 
     # ------------------------------------------------------------------ plumbing
     def at(self, when: float, callback: Any, *args: Any) -> None:
-        self.timers.append(self.net.clock.call_at(us(when), callback, *args))
+        timers = self.timers
+        while timers and timers[0].cancelled:  # ran (or cancelled): a retrying program sets hundreds
+            del timers[0]
+        timers.append(self.net.clock.call_at(us(when), callback, *args))
 
     def emit(self, event: str, detail: str = "", kind: str = "Connect") -> None:
         self.net.emit(self.pod, kind, event, detail)

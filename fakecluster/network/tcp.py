@@ -28,6 +28,7 @@ judged afresh.
 from __future__ import annotations
 
 from enum import StrEnum
+from functools import lru_cache
 
 
 class Outcome(StrEnum):
@@ -38,12 +39,14 @@ class Outcome(StrEnum):
     LOST = "SYN lost"
 
 
-def syn_offsets(syn_retries: int, timeout: float | None = None) -> list[float]:
-    """Seconds after the first SYN at which SYNs are sent (the first at 0), before ``timeout``."""
-    offsets = [float(2**k - 1) for k in range(syn_retries + 1)]
+@lru_cache(maxsize=256)
+def syn_offsets(syn_retries: int, timeout: float | None = None) -> tuple[float, ...]:
+    """Seconds after the first SYN at which SYNs are sent (the first at 0), before ``timeout``. One
+    tuple per setting: every connect attempt of a run keeps it (some 260 bytes per pod otherwise)."""
+    offsets = tuple(float(2**k - 1) for k in range(syn_retries + 1))
     if timeout is None:
         return offsets
-    return [t for t in offsets if t < timeout]
+    return tuple(t for t in offsets if t < timeout)
 
 
 def connect_deadline(syn_retries: int, timeout: float | None = None) -> float:
