@@ -122,33 +122,20 @@ class ViewParams(NamedTuple):
     """``podReplacementPolicy: Failed``."""
 
 
-class _MetadataInputs(NamedTuple):
-    """The metadata :func:`pod_facts` reads. Most pod writes (every kubelet status update) keep these
-    very objects, so comparing them by identity tells, without reading them, that only the status-
-    derived facts can have changed."""
-
-    owner_references: Any
-    annotations: Any
-    finalizers: Any
-    deletion_timestamp: Any
-    uid: str
-
-
 class _Record:
-    """A pod, its facts and class, and the metadata and status they were derived from.
+    """A pod version, and its facts and class, derived from it.
 
     A slotted class rather than a named tuple: one is built for every pod write a view sees, and its
-    fields are read several times each; slots are cheaper to build and as cheap to read as an index."""
+    fields are read several times each; slots are cheaper to build and as cheap to read as an index.
+    The next version is compared with ``pod`` itself (its metadata parts and status, by identity): a
+    copy of those inputs beside it would be some 100 bytes per pod for as long as its Job lives."""
 
-    __slots__ = ("cls", "facts", "metadata", "pod", "status")
+    __slots__ = ("cls", "facts", "pod")
 
-    def __init__(self, pod: Obj, facts: PodFacts, cls: PodClass, metadata: _MetadataInputs,
-                 status: Obj | None) -> None:
+    def __init__(self, pod: Obj, facts: PodFacts, cls: PodClass) -> None:
         self.pod = pod
         self.facts = facts
         self.cls = cls
-        self.metadata = metadata
-        self.status = status
 
 
 def pod_facts(pod: Obj, job_uid: str, indexed: bool) -> PodFacts:
@@ -168,11 +155,6 @@ def pod_facts(pod: Obj, job_uid: str, indexed: bool) -> PodFacts:
         JOB_TRACKING_FINALIZER in (meta.get("finalizers") or ()),
         meta["uid"],
     ))
-
-
-def _metadata_inputs(meta: Obj) -> _MetadataInputs:
-    return _new(_MetadataInputs, (meta.get("ownerReferences"), meta.get("annotations"),
-                                  meta.get("finalizers"), meta.get("deletionTimestamp"), meta["uid"]))
 
 
 def pod_class(facts: PodFacts, only_replace_failed: bool) -> PodClass:
@@ -200,22 +182,19 @@ def pod_class(facts: PodFacts, only_replace_failed: bool) -> PodClass:
     return cls
 
 
-def _with_finalizers(known: _MetadataInputs, facts: PodFacts,
-                     finalizers: Any) -> tuple[_MetadataInputs, PodFacts]:
-    """``known`` and ``facts`` after a write that replaced, of the metadata the facts depend on, only the
-    finalizers list; ``facts`` the very same tuple if the tracking finalizer stayed as it was.
+def _with_finalizers(facts: PodFacts, finalizers: Any) -> PodFacts:
+    """``facts`` after a write that replaced, of the metadata the facts depend on, only the finalizers
+    list; the very same tuple if the tracking finalizer stayed as it was.
 
     That write is the Job controller's own removal of the tracking finalizer from each finished pod it
     has counted (``removeTrackingFinalizerFromPods`` in ``pkg/controller/job/job_controller.go``): one
     per pod, changing nothing else, so the other facts (controller, completion index, readiness,
     restarts) are the previous version's."""
-    owner_references, annotations, _, deletion_timestamp, uid = known
-    known = _new(_MetadataInputs, (owner_references, annotations, finalizers, deletion_timestamp, uid))
     has_finalizer = JOB_TRACKING_FINALIZER in (finalizers or ())
     if has_finalizer == facts.has_finalizer:
-        return known, facts
-    controlled, phase, deleting, index, ready, restarts, _, _ = facts
-    return known, _new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer, uid))
+        return facts
+    controlled, phase, deleting, index, ready, restarts, _, uid = facts
+    return _new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer, uid))
 
 
 def _with_status(facts: PodFacts, pod: Obj, status: Obj | None, seen_status: Obj | None) -> PodFacts:
@@ -295,28 +274,29 @@ class JobPodView:
         inputs the write replaced are derived again: the status-derived ones if the status is another
         object, the finalizer if, of the metadata, only the finalizers list is (the tracking finalizer's
         removal); any other metadata change, or no previous version, derives everything."""
-        meta = pod["metadata"]
-        status = pod.get("status")
         if previous is None:
-            return self._classified(pod, status)
-        known = previous.metadata
-        owner_references, annotations, finalizers, deletion_timestamp, uid = known
-        if (meta.get("ownerReferences") is not owner_references or meta.get("annotations") is not annotations
-                or meta.get("deletionTimestamp") != deletion_timestamp or meta["uid"] != uid):
-            return self._classified(pod, status)
+            return self._classified(pod)
+        meta, seen = pod["metadata"], previous.pod
+        seen_meta = seen["metadata"]
+        if (meta.get("ownerReferences") is not seen_meta.get("ownerReferences")
+                or meta.get("annotations") is not seen_meta.get("annotations")
+                or meta.get("deletionTimestamp") != seen_meta.get("deletionTimestamp")
+                or meta["uid"] != seen_meta["uid"]):
+            return self._classified(pod)
         facts = previous.facts
-        if meta.get("finalizers") is not finalizers:
-            known, facts = _with_finalizers(known, facts, meta.get("finalizers"))
-        if status is not previous.status:
-            facts = _with_status(facts, pod, status, previous.status)
+        finalizers = meta.get("finalizers")
+        if finalizers is not seen_meta.get("finalizers"):
+            facts = _with_finalizers(facts, finalizers)
+        status, seen_status = pod.get("status"), seen.get("status")
+        if status is not seen_status:
+            facts = _with_status(facts, pod, status, seen_status)
         cls = previous.cls if facts is previous.facts else pod_class(facts, self._only_replace_failed)
-        return _Record(pod, facts, cls, known, status)
+        return _Record(pod, facts, cls)
 
-    def _classified(self, pod: Obj, status: Obj | None) -> _Record:
+    def _classified(self, pod: Obj) -> _Record:
         """A pod's record derived from the pod alone."""
         facts = pod_facts(pod, self.job_uid, self.params.indexed)
-        cls = pod_class(facts, self._only_replace_failed)
-        return _Record(pod, facts, cls, _metadata_inputs(pod["metadata"]), status)
+        return _Record(pod, facts, pod_class(facts, self._only_replace_failed))
 
     def _apply(self, key: Key, record: _Record | None, seen: _Record | None) -> None:
         if record is None:
