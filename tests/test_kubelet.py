@@ -738,3 +738,20 @@ def test_a_running_pods_lists_hold_only_timers_still_to_run_and_a_recovered_node
     cluster.run(200)
     assert rec.first("p", phase_is("Succeeded")) == 53.0
     assert rec.first("p", phase_is("Running")) == 3.0
+
+
+def test_queued_steps_never_touch_the_shared_empty_list() -> None:
+    """A pod with no zero-delay step queued holds the one shared empty list; queuing one (a failPod
+    action, zero-delay restarts) gives the pod a list of its own and hands it back once run."""
+    from fakecluster.kubelet.pod_worker import NO_STEPS
+
+    pod = make_pod(restart="Always", containers=[container(command=SLEEP_FOREVER)])
+    cluster, _ = watched(PodTimings(), pod)
+    cluster.run(5)
+    worker: Any = cluster.kubelet._pods[cluster.client().get("Pod", "default", "p")["metadata"]["uid"]]
+    assert worker.immediate is NO_STEPS
+    cluster.kubelet.fail_container("default", "p", 3)
+    assert NO_STEPS == [] and worker.immediate is NO_STEPS
+    cluster.run(60)
+    assert cstatus(status_of(cluster))["restartCount"] >= 1  # the failure ran: the container restarted
+    assert NO_STEPS == []

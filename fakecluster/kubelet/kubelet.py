@@ -46,6 +46,7 @@ from fakecluster.kubelet.events import KubeletEvents
 from fakecluster.kubelet.pod_timings import BehaviourResolver, draw_jitters
 from fakecluster.kubelet.pod_worker import (
     INIT,
+    NO_STEPS,
     REGULAR,
     RUNNING,
     SIDECAR,
@@ -172,7 +173,7 @@ class Kubelet:
                    else [c for c in worker.all_containers() if c.name == container])
         for c in targets:
             if c.state == RUNNING:
-                worker.immediate.append((self._container_exited, (c, c.run_id, exit_code)))
+                worker.queue_step(self._container_exited, (c, c.run_id, exit_code))
         self._fire(worker, _noop)
 
     def program_exited(self, worker: PodWorker, c: ContainerRun, run: int, exit_code: int) -> None:
@@ -290,10 +291,12 @@ class Kubelet:
         if worker.done or worker.node in self._stopped_nodes:
             return
         step(worker, *args)
-        immediate = worker.immediate
-        while immediate:
-            queued, queued_args = immediate.pop(0)
-            queued(worker, *queued_args)
+        immediate = worker.immediate  # read after the step: it may have queued the first
+        if immediate:
+            while immediate:
+                queued, queued_args = immediate.pop(0)
+                queued(worker, *queued_args)
+            worker.immediate = NO_STEPS  # emptied: the shared empty list again
         # Let go of the timers at the head of the pod's and its containers' lists that ran (or were
         # cancelled): a running pod would otherwise keep every timer it ever had (its pull, its
         # readiness), some 64 bytes each, until it stops. Only here, on a node whose kubelet is up: a
@@ -323,7 +326,7 @@ class Kubelet:
         if delay == math.inf:
             return
         if delay <= 0:
-            worker.immediate.append((step, args))
+            worker.queue_step(step, args)
         else:
             step = self._steps.setdefault(step, step)
             timers.append(self.clock.call_later(delay, self._fire_later, worker, step, *args))

@@ -13,6 +13,7 @@ through untouched, and an unchanged condition keeps its ``lastTransitionTime``.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from operator import attrgetter
@@ -64,6 +65,10 @@ def _host_ips(host_ip: str) -> list[Obj]:
     a stored object (see :meth:`ContainerRun.status`); some 250 bytes per pod otherwise."""
     return [{"ip": host_ip}]
 
+
+NO_STEPS: list[tuple[Callable[..., None], tuple[Any, ...]]] = []
+"""The :attr:`PodWorker.immediate` of every pod with no step queued: one empty list, never appended to
+(:meth:`PodWorker.queue_step` gives a pod a list of its own first)."""
 
 _NO_CONTAINERS: list[ContainerRun] = []
 """The :attr:`PodWorker.init_containers` of every pod that has none: one empty list (some 56 bytes per
@@ -226,14 +231,15 @@ class PodWorker:
         self.delete_after_sync = False
         self.stop_requested_at: float | None = None
         """When the kubelet first saw ``deletionTimestamp`` (SIGTERM sent)."""
-        self.kill_at = float("inf")
+        self.kill_at = math.inf
         """When the containers will have stopped (own exit after SIGTERM, or SIGKILL at the deadline)."""
         self.kill_code = 137
         self.timers: list[Timer] = []
-        self.immediate: list[tuple[Callable[..., None], tuple[Any, ...]]] = []
-        """Zero-delay steps, run in order before the next status write (one write per instant). A list,
-        not a deque: it rarely holds more than a step or two, and an empty deque costs some 700 bytes
-        (its first block) against a list's 56, for every pod the kubelet knows."""
+        self.immediate: list[tuple[Callable[..., None], tuple[Any, ...]]] = NO_STEPS
+        """Zero-delay steps, run in order before the next status write (one write per instant): queued
+        with :meth:`queue_step`. A list while it holds steps, else the one shared empty list
+        :data:`NO_STEPS` (a list of its own would be 56 bytes more per pod the kubelet knows; a deque,
+        700)."""
         self.conditions_built: BuiltConditions | None = None
 
     def admitted(self, start_time: str, host_ip: str, pod_ip: str) -> None:
@@ -258,6 +264,13 @@ class PodWorker:
             container.built_inputs, container.built_status = None, _NEVER_TERMINATED
         for container in self.containers:
             container.built_inputs, container.built_status = None, _NEVER_TERMINATED
+
+    def queue_step(self, step: Callable[..., None], args: tuple[Any, ...]) -> None:
+        """Queue a zero-delay step (see :attr:`immediate`)."""
+        immediate = self.immediate
+        if immediate is NO_STEPS:
+            immediate = self.immediate = []
+        immediate.append((step, args))
 
     def idle(self) -> bool:
         """No timer of the pod or of its containers is pending (nor any queued step)."""
