@@ -140,6 +140,10 @@ def test_equal_job_pod_classes_are_one_tuple() -> None:
     second = pod_class(pod_facts(other, "job", True), False)
     assert first is second
     assert first.index == 0 and first.failed is False
+    # The facts a class is made from hold no pod's identity either: equal ones are one tuple too.
+    assert pod_facts(pod, "job", True) is pod_facts(other, "job", True)
+    running = {**other, "status": {"phase": "Running"}}
+    assert pod_facts(running, "job", True) is not pod_facts(pod, "job", True)
 
 
 def test_the_recorder_forgets_a_finished_pods_slot() -> None:

@@ -47,7 +47,8 @@ _new = tuple.__new__
 
 
 class PodFacts(NamedTuple):
-    """What a sync needs from one pod version (a tuple: one is built for nearly every pod write)."""
+    """What a sync needs from one pod version (a tuple: one is built for nearly every pod write; equal
+    ones are shared, :data:`_FACTS`)."""
 
     controlled: bool
     """The Job is the pod's controller (``metav1.IsControlledBy``)."""
@@ -61,7 +62,6 @@ class PodFacts(NamedTuple):
     """Σ ``restartCount`` over the pod's containers."""
     has_finalizer: bool
     """Carries the Job tracking finalizer."""
-    uid: str
 
 
 class PodClass(NamedTuple):
@@ -92,6 +92,20 @@ run, and they take few distinct values (a state, a completion index, a few flags
 Job, so a pod's is the one tuple all equal classes share (they are immutable) rather than 112 bytes of its
 own. Bounded by :data:`_MAX_CLASSES`, past which new values are returned unshared."""
 _MAX_CLASSES = 1 << 16
+
+_FACTS: dict[PodFacts, PodFacts] = {}
+"""Every :class:`PodFacts` built, each its own key, as :data:`_CLASSES` (and bounded by the same
+count): the facts hold no pod's identity (its uid is its record's pod's), so the pods of one completion
+index in the same state share them across Jobs, not 104 bytes each."""
+
+
+def _shared_facts(facts: PodFacts) -> PodFacts:
+    shared = _FACTS.get(facts)
+    if shared is not None:
+        return shared
+    if len(_FACTS) < _MAX_CLASSES:
+        _FACTS[facts] = facts
+    return facts
 
 
 class TrackedPod(NamedTuple):
@@ -145,7 +159,7 @@ def pod_facts(pod: Obj, job_uid: str, indexed: bool) -> PodFacts:
     usual = bool(refs) and refs[0].get("uid") == job_uid and refs[0].get("controller")
     controlled = bool(usual) or is_controlled_by(pod, job_uid)
     phase = (pod.get("status") or {}).get("phase")
-    return _new(PodFacts, (
+    return _shared_facts(_new(PodFacts, (
         controlled,
         phase,
         meta.get("deletionTimestamp") is not None,
@@ -153,13 +167,12 @@ def pod_facts(pod: Obj, job_uid: str, indexed: bool) -> PodFacts:
         is_pod_ready(pod),
         restart_count(pod),
         JOB_TRACKING_FINALIZER in (meta.get("finalizers") or ()),
-        meta["uid"],
-    ))
+    )))
 
 
 def pod_class(facts: PodFacts, only_replace_failed: bool) -> PodClass:
     """Where ``syncJob``'s pass over the pods counts a pod with these facts."""
-    controlled, phase, deleting, index, ready, restarts, has_finalizer, _ = facts
+    controlled, phase, deleting, index, ready, restarts, has_finalizer = facts
     if not controlled:
         return _UNCOUNTED
     terminated = phase in ("Succeeded", "Failed")
@@ -193,8 +206,8 @@ def _with_finalizers(facts: PodFacts, finalizers: Any) -> PodFacts:
     has_finalizer = JOB_TRACKING_FINALIZER in (finalizers or ())
     if has_finalizer == facts.has_finalizer:
         return facts
-    controlled, phase, deleting, index, ready, restarts, _, uid = facts
-    return _new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer, uid))
+    controlled, phase, deleting, index, ready, restarts, _ = facts
+    return _shared_facts(_new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer)))
 
 
 def _with_status(facts: PodFacts, pod: Obj, status: Obj | None, seen_status: Obj | None) -> PodFacts:
@@ -203,7 +216,7 @@ def _with_status(facts: PodFacts, pod: Obj, status: Obj | None, seen_status: Obj
     did not either. ``seen_status``: the status ``facts`` were derived from; its conditions or container
     statuses, where ``status`` holds the very same list (the kubelet keeps what did not change, the
     store never changes it), give the same readiness or restarts without another look."""
-    controlled, seen_phase, deleting, index, seen_ready, seen_restarts, has_finalizer, uid = facts
+    controlled, seen_phase, deleting, index, seen_ready, seen_restarts, has_finalizer = facts
     status, seen_status = status or {}, seen_status or {}
     phase = status.get("phase")
     ready = seen_ready if status.get("conditions") is seen_status.get("conditions") else is_pod_ready(pod)
@@ -212,7 +225,7 @@ def _with_status(facts: PodFacts, pod: Obj, status: Obj | None, seen_status: Obj
                 else restart_count(pod))
     if phase == seen_phase and ready == seen_ready and restarts == seen_restarts:
         return facts
-    return _new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer, uid))
+    return _shared_facts(_new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer)))
 
 
 class JobPodView:
@@ -305,10 +318,10 @@ class JobPodView:
                 self._count(key, seen, _UNCOUNTED, None)
             return
         self.pods[key] = record
-        cls, uid = record.cls, record.facts.uid
+        cls, uid = record.cls, record.pod["metadata"]["uid"]
         if seen is None:
             self._count(key, None, cls, uid)
-        elif seen.facts.uid != uid:  # another pod under the same name
+        elif seen.pod["metadata"]["uid"] != uid:  # another pod under the same name
             self._count(key, seen, _UNCOUNTED, None)
             self._count(key, None, cls, uid)
         elif seen.cls is not cls and seen.cls != cls:
@@ -335,7 +348,7 @@ class JobPodView:
             if tracked:
                 self.tracked_uids.add(uid)  # type: ignore[arg-type]
             else:
-                self.tracked_uids.discard(seen.facts.uid)  # type: ignore[union-attr]
+                self.tracked_uids.discard(seen.pod["metadata"]["uid"])  # type: ignore[union-attr]
         if old_finished != finished:
             if finished:
                 self.finished_tracked[key] = None
@@ -377,7 +390,7 @@ class JobPodView:
     def _tracked(self, key: Key) -> TrackedPod:
         record = self.pods[key]
         facts, cls = record.facts, record.cls
-        return TrackedPod(cls.index, record.pod, facts.uid, facts.phase, cls.failed)
+        return TrackedPod(cls.index, record.pod, record.pod["metadata"]["uid"], facts.phase, cls.failed)
 
 
 def _tally(counts: dict[int, int], ix: int, delta: int) -> None:
