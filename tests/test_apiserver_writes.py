@@ -409,3 +409,21 @@ def test_bind_of_a_deleting_pod_is_a_conflict() -> None:
     server.create(body)
     server.delete("Pod", "default", "p")
     assert raises(lambda: server.bind("default", "p", "node-1")).reason == "Conflict"
+
+
+def test_a_status_write_checks_the_names_it_reads_unless_it_sends_the_stored_metadata_back() -> None:
+    """The kubelet's status writes send the stored version's metadata back as it is: that passed the
+    type checks when it was stored, and the write goes through. Any other metadata is checked before the
+    object is looked up: a name of the wrong type is a decoding error (400), not NotFound."""
+    _, server = make_server()
+    stored = server.create(pod("p"))
+    written = server.update(dict(stored, status={"phase": "Running"}), subresource="status")
+    assert written["status"]["phase"] == "Running"
+    assert written["metadata"]["resourceVersion"] != stored["metadata"]["resourceVersion"]
+    bad = dict(written, metadata={**written["metadata"], "name": 7}, status={"phase": "Failed"})
+    err = raises(lambda: server.update(bad, subresource="status"))
+    assert err.code == 400
+    assert err.message == (
+        "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.name of type string")
+    missing = dict(written, metadata={**written["metadata"], "name": "q"})
+    assert raises(lambda: server.update(missing, subresource="status")).code == 404
