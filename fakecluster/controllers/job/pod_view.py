@@ -25,7 +25,7 @@ needs no second look.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from fakecluster.api.batch_labels import JOB_TRACKING_FINALIZER
 from fakecluster.api.objects import Obj
@@ -99,13 +99,18 @@ count): the facts hold no pod's identity (its uid is its record's pod's), so the
 index in the same state share them across Jobs, not 104 bytes each."""
 
 
-def _shared_facts(facts: PodFacts) -> PodFacts:
-    shared = _FACTS.get(facts)
+_T = TypeVar("_T")
+
+
+def _shared(cache: dict[_T, _T], value: _T) -> _T:
+    """The one object equal to ``value`` that ``cache`` holds (``value`` itself the first time, unless
+    the cache is full: :data:`_MAX_CLASSES`)."""
+    shared = cache.get(value)
     if shared is not None:
         return shared
-    if len(_FACTS) < _MAX_CLASSES:
-        _FACTS[facts] = facts
-    return facts
+    if len(cache) < _MAX_CLASSES:
+        cache[value] = value
+    return value
 
 
 class TrackedPod(NamedTuple):
@@ -159,7 +164,7 @@ def pod_facts(pod: Obj, job_uid: str, indexed: bool) -> PodFacts:
     usual = bool(refs) and refs[0].get("uid") == job_uid and refs[0].get("controller")
     controlled = bool(usual) or is_controlled_by(pod, job_uid)
     phase = (pod.get("status") or {}).get("phase")
-    return _shared_facts(_new(PodFacts, (
+    return _shared(_FACTS, _new(PodFacts, (
         controlled,
         phase,
         meta.get("deletionTimestamp") is not None,
@@ -187,12 +192,7 @@ def pod_class(facts: PodFacts, only_replace_failed: bool) -> PodClass:
         has_finalizer,
         has_finalizer and (failed or phase == "Succeeded"),
     ))
-    shared = _CLASSES.get(cls)
-    if shared is not None:
-        return shared
-    if len(_CLASSES) < _MAX_CLASSES:
-        _CLASSES[cls] = cls
-    return cls
+    return _shared(_CLASSES, cls)
 
 
 def _with_finalizers(facts: PodFacts, finalizers: Any) -> PodFacts:
@@ -207,7 +207,8 @@ def _with_finalizers(facts: PodFacts, finalizers: Any) -> PodFacts:
     if has_finalizer == facts.has_finalizer:
         return facts
     controlled, phase, deleting, index, ready, restarts, _ = facts
-    return _shared_facts(_new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer)))
+    facts = _new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer))
+    return _shared(_FACTS, facts)
 
 
 def _with_status(facts: PodFacts, pod: Obj, status: Obj | None, seen_status: Obj | None) -> PodFacts:
@@ -225,7 +226,8 @@ def _with_status(facts: PodFacts, pod: Obj, status: Obj | None, seen_status: Obj
                 else restart_count(pod))
     if phase == seen_phase and ready == seen_ready and restarts == seen_restarts:
         return facts
-    return _shared_facts(_new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer)))
+    facts = _new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer))
+    return _shared(_FACTS, facts)
 
 
 class JobPodView:
