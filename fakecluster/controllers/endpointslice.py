@@ -72,10 +72,10 @@ ServiceKey = tuple[str, str]
 class _Endpoint:
     """One pod's endpoint: its sort key, the wire form, and the slice it is in."""
 
-    key: tuple[str, str, str]
-    """``(creationTimestamp, name, uid)``: oldest pod first, then by name and uid. A tuple of the pod's
-    own strings (its metadata holds the same objects), not one string joining them: some 80 bytes less
-    per listed pod, and the bisection in a slice's order still compares in C."""
+    key: str
+    """``creationTimestamp NUL name NUL uid``: oldest pod first, then by name and uid. One string, so
+    the bisection in a slice's order compares at C speed; ordered as the (timestamp, name, uid) tuple
+    is, since none of the three holds a NUL."""
     wire: Obj
     slice: _Slice | None = None
 
@@ -85,7 +85,7 @@ class _Slice:
     name: str
     members: dict[str, None] = field(default_factory=dict)
     """Pod uids of the endpoints in this slice."""
-    order: list[tuple[str, str, str]] = field(default_factory=list)
+    order: list[str] = field(default_factory=list)
     """The members' sort keys (:attr:`_Endpoint.key`), kept sorted: a write lists them without sorting."""
     wires: list[Obj] = field(default_factory=list)
     """The members' endpoint dicts, parallel to :attr:`order` (a write copies this list)."""
@@ -366,7 +366,7 @@ class EndpointSliceController:
             return
         meta = pod["metadata"]
         created = meta.get("creationTimestamp") or ""
-        state.endpoints[uid] = _Endpoint((created, meta["name"], uid), wire)
+        state.endpoints[uid] = _Endpoint(f"{created}\0{meta['name']}\0{uid}", wire)
         state.unplaced[uid] = None
         self._pod_services[uid] = (*self._pod_services.get(uid, ()), key)
         self.controller.enqueue(key)
@@ -430,7 +430,7 @@ class EndpointSliceController:
     def _place(self, key: ServiceKey, state: _ServiceState) -> None:
         """New endpoints, oldest first, each into the slice closest to full (``getSliceToFill``)."""
         # By (timestamp, name) only: pods that tie there keep the order they came in (a stable sort).
-        pending = sorted(state.unplaced, key=lambda uid: state.endpoints[uid].key[:2])
+        pending = sorted(state.unplaced, key=lambda uid: state.endpoints[uid].key.rpartition("\0")[0])
         state.unplaced.clear()
         slices = state.slices
         for uid in pending:
