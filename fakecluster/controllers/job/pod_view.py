@@ -25,7 +25,7 @@ needs no second look.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple
 
 from fakecluster.api.batch_labels import JOB_TRACKING_FINALIZER
 from fakecluster.api.objects import Obj
@@ -99,20 +99,6 @@ count): the facts hold no pod's identity (its uid is its record's pod's), so the
 index in the same state share them across Jobs, not 104 bytes each."""
 
 
-_T = TypeVar("_T")
-
-
-def _shared(cache: dict[_T, _T], value: _T) -> _T:
-    """The one object equal to ``value`` that ``cache`` holds (``value`` itself the first time, unless
-    the cache is full: :data:`_MAX_CLASSES`)."""
-    shared = cache.get(value)
-    if shared is not None:
-        return shared
-    if len(cache) < _MAX_CLASSES:
-        cache[value] = value
-    return value
-
-
 class TrackedPod(NamedTuple):
     """A pod that still carries the tracking finalizer."""
 
@@ -164,7 +150,7 @@ def pod_facts(pod: Obj, job_uid: str, indexed: bool) -> PodFacts:
     usual = bool(refs) and refs[0].get("uid") == job_uid and refs[0].get("controller")
     controlled = bool(usual) or is_controlled_by(pod, job_uid)
     phase = (pod.get("status") or {}).get("phase")
-    return _shared(_FACTS, _new(PodFacts, (
+    facts = _new(PodFacts, (
         controlled,
         phase,
         meta.get("deletionTimestamp") is not None,
@@ -172,7 +158,8 @@ def pod_facts(pod: Obj, job_uid: str, indexed: bool) -> PodFacts:
         is_pod_ready(pod),
         restart_count(pod),
         JOB_TRACKING_FINALIZER in (meta.get("finalizers") or ()),
-    )))
+    ))
+    return _FACTS.setdefault(facts, facts) if len(_FACTS) < _MAX_CLASSES else _FACTS.get(facts, facts)
 
 
 def pod_class(facts: PodFacts, only_replace_failed: bool) -> PodClass:
@@ -192,7 +179,7 @@ def pod_class(facts: PodFacts, only_replace_failed: bool) -> PodClass:
         has_finalizer,
         has_finalizer and (failed or phase == "Succeeded"),
     ))
-    return _shared(_CLASSES, cls)
+    return _CLASSES.setdefault(cls, cls) if len(_CLASSES) < _MAX_CLASSES else _CLASSES.get(cls, cls)
 
 
 def _with_finalizers(facts: PodFacts, finalizers: Any) -> PodFacts:
@@ -208,7 +195,7 @@ def _with_finalizers(facts: PodFacts, finalizers: Any) -> PodFacts:
         return facts
     controlled, phase, deleting, index, ready, restarts, _ = facts
     facts = _new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer))
-    return _shared(_FACTS, facts)
+    return _FACTS.setdefault(facts, facts) if len(_FACTS) < _MAX_CLASSES else _FACTS.get(facts, facts)
 
 
 def _with_status(facts: PodFacts, pod: Obj, status: Obj | None, seen_status: Obj | None) -> PodFacts:
@@ -227,7 +214,7 @@ def _with_status(facts: PodFacts, pod: Obj, status: Obj | None, seen_status: Obj
     if phase == seen_phase and ready == seen_ready and restarts == seen_restarts:
         return facts
     facts = _new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer))
-    return _shared(_FACTS, facts)
+    return _FACTS.setdefault(facts, facts) if len(_FACTS) < _MAX_CLASSES else _FACTS.get(facts, facts)
 
 
 class JobPodView:
