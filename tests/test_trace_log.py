@@ -36,7 +36,8 @@ def test_a_trace_log_reads_as_the_list_of_its_events(rows: list[tuple], built: i
     for seq, row in enumerate(rows):
         if seq == built:
             assert log.events() == expected[:built]
-        assert log.add(row) == seq
+        log.add_row(row)
+        assert log[-1].seq == seq == len(log) - 1
     assert len(log) == len(expected)
     assert list(log) == log.events() == expected
     assert log[start:stop:step] == expected[start:stop:step]
@@ -46,10 +47,10 @@ def test_a_trace_log_reads_as_the_list_of_its_events(rows: list[tuple], built: i
     assert trace_digest(log.events()) == trace_digest(expected)
 
 
-def test_add_and_append_give_the_next_seq_and_out_of_range_is_an_index_error() -> None:
+def test_each_row_gets_the_next_seq_and_out_of_range_is_an_index_error() -> None:
     log = TraceLog()
-    assert log.add((1.0, "Pod", "default", "p", "Created", (None,) * 5, "")) == 0
-    log.append(TraceEvent(2.0, 99, "Job", "default", "j", "Ready", "js", "workers", 0))
+    log.add_row((1.0, "Pod", "default", "p", "Created", (None,) * 5, ""))
+    log.add_row((2.0, "Job", "default", "j", "Ready", ("js", "workers", 0, None, None), ""))
     log.add_row((3.0, "Pod", "default", "p", "Ready", ("js", "workers", 0, 1, 0), ""))
     assert [(e.seq, e.name, e.event) for e in log] == [
         (0, "p", "Created"), (1, "j", "Ready"), (2, "p", "Ready")]
@@ -65,18 +66,18 @@ def test_a_pods_events_share_one_coordinates_tuple() -> None:
     keeps that one object, not five fields per event."""
     log = TraceLog()
     slot = ("js", "workers", 0, 3, 0)
-    log.add((1.0, "Pod", "default", "p", "Created", slot, ""))
-    log.add((2.0, "Pod", "default", "p", "Ready", slot, ""))
+    log.add_row((1.0, "Pod", "default", "p", "Created", slot, ""))
+    log.add_row((2.0, "Pod", "default", "p", "Ready", slot, ""))
     assert log._rows[0][5] is log._rows[1][5] is slot
 
 
 def test_in_trace_order_hands_a_log_in_order_back_as_it_is_and_sorts_one_out_of_order() -> None:
     log = TraceLog()
-    log.add((1.0, "Pod", "default", "p", "Created", (None,) * 5, ""))
-    log.add((1.0, "Pod", "default", "p", "Scheduled", (None,) * 5, "node"))
+    log.add_row((1.0, "Pod", "default", "p", "Created", (None,) * 5, ""))
+    log.add_row((1.0, "Pod", "default", "p", "Scheduled", (None,) * 5, "node"))
     log.events()
-    log.add((2.0, "Pod", "default", "p", "Ready", (None,) * 5, ""))
+    log.add_row((2.0, "Pod", "default", "p", "Ready", (None,) * 5, ""))
     assert log.in_order() and in_trace_order(log) is log
-    log.add((1.5, "Pod", "default", "q", "Created", (None,) * 5, ""))  # only append() by hand does this
+    log.add_row((1.5, "Pod", "default", "q", "Created", (None,) * 5, ""))  # no recorder does this: by hand
     assert not log.in_order()
     assert [(e.time, e.seq) for e in in_trace_order(log)] == [(1.0, 0), (1.0, 1), (1.5, 3), (2.0, 2)]

@@ -297,15 +297,13 @@ class Kubelet:
                 queued, queued_args = immediate.pop(0)
                 queued(worker, *queued_args)
             worker.immediate = NO_STEPS  # emptied: the shared empty list again
-        # Let go of the timers at the head of the pod's and its containers' lists that ran (or were
-        # cancelled): a running pod would otherwise keep every timer it ever had (its pull, its
+        # Let go of the timers at the head of the pod's and its regular containers' lists that ran (or
+        # were cancelled): a running pod would otherwise keep every timer it ever had (its pull, its
         # readiness), some 64 bytes each, until it stops. Only here, on a node whose kubelet is up: a
         # stopped node's lists hold the timers it froze (cancelled) for start_node to set again.
-        timers = worker.timers
-        while timers and timers[0].cancelled:
-            del timers[0]
-        for c in worker.containers:
-            timers = c.timers
+        owners: tuple[PodWorker | ContainerRun, ...] = (worker, *worker.containers)
+        for owner in owners:
+            timers = owner.timers
             while timers and timers[0].cancelled:
                 del timers[0]
         self._sync(worker)

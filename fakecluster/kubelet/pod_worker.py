@@ -74,6 +74,9 @@ _NO_CONTAINERS: list[ContainerRun] = []
 """The :attr:`PodWorker.init_containers` of every pod that has none: one empty list (some 56 bytes per
 pod otherwise), never changed, like every worker's container lists."""
 
+_NOT_BUILT: Obj = {}
+"""A container's :attr:`ContainerRun.built_status` before its first build and once retired (never read
+then: no inputs equal ``None``)."""
 
 
 class ContainerRun:
@@ -107,7 +110,7 @@ class ContainerRun:
         self.backoff_updated = 0.0
         self.timers: list[Timer] = []
         self.built_inputs: tuple[Any, ...] | None = None
-        self.built_status: Obj = _NEVER_TERMINATED
+        self.built_status: Obj = _NOT_BUILT
         """The last :meth:`status` and the :meth:`_status_inputs` it was built from (two slots, not a
         pair: a tuple per running container less)."""
 
@@ -172,10 +175,9 @@ class PodWorker:
     __slots__ = ("active_deadline", "conditions_built", "containers", "containers_by_name",
                  "delete_after_sync", "done", "failed_reason", "grace_period", "host_ip", "host_ips",
                  "immediate", "init_containers", "init_index", "jitters", "kill_at", "kill_code", "name",
-                 "namespace",
-                 "node", "pod_ip", "pod_ips", "readiness_gates", "regular_started", "restart_policy",
-                 "sandbox_ready", "start_time", "stop_requested_at", "terminal", "terminating", "timers",
-                 "timings", "uid")
+                 "namespace", "node", "pod_ip", "pod_ips", "readiness_gates", "regular_started",
+                 "restart_policy", "sandbox_ready", "start_time", "stop_requested_at", "terminal",
+                 "terminating", "timers", "timings", "uid")
 
     def __init__(self, pod: Obj, timings: PodTimings, jitters: Jitters) -> None:
         meta = pod["metadata"]
@@ -220,7 +222,8 @@ class PodWorker:
         """``status.podIPs`` as the kubelet writes it once the sandbox is up (see :meth:`admitted`); None
         before, and once retired."""
         self.start_time: str | None = None
-        """``hostIP(s)``, ``podIP(s)`` and ``startTime`` as the status says them (see :meth:`admitted`)."""
+        """``hostIP(s)``, ``podIP(s)`` and ``startTime`` above: as the status says them, from
+        :meth:`admitted` on (:func:`build_status` writes them when the stored status lacks them)."""
         self.sandbox_ready = False
         self.terminating = False
         """``deletionTimestamp`` seen: the pod is being killed."""
@@ -261,9 +264,9 @@ class PodWorker:
         self.pod_ips = None
         self.jitters = NO_JITTER
         for container in self.init_containers:
-            container.built_inputs, container.built_status = None, _NEVER_TERMINATED
+            container.built_inputs, container.built_status = None, _NOT_BUILT
         for container in self.containers:
-            container.built_inputs, container.built_status = None, _NEVER_TERMINATED
+            container.built_inputs, container.built_status = None, _NOT_BUILT
 
     def queue_step(self, step: Callable[..., None], args: tuple[Any, ...]) -> None:
         """Queue a zero-delay step (see :attr:`immediate`)."""
@@ -279,7 +282,6 @@ class PodWorker:
 
     def all_containers(self) -> list[ContainerRun]:
         return [*self.init_containers, *self.containers]
-
 
     def cancel_timers(self) -> None:
         for timer in self.timers:

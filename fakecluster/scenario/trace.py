@@ -177,17 +177,6 @@ class TraceLog(Sequence[TraceEvent]):
         """Record one event, given as its :data:`Row`, at the end: the recorder's way, a call into C
         for some seven events per pod (its ``seq`` is ``len(log) - 1`` then)."""
 
-    def add(self, row: Row) -> int:
-        """Record one event at the end; its ``seq``."""
-        self._rows.append(row)
-        return len(self._built) + len(self._rows) - 1
-
-    def append(self, event: TraceEvent) -> None:
-        """Record ``event`` at the end (its ``seq`` becomes its index here, as for :meth:`add`)."""
-        self.add((event.time, event.kind, event.namespace, event.name, event.event,
-                  (event.jobset, event.replicated_job, event.job_index, event.pod_index, event.attempt),
-                  event.detail))
-
     def __len__(self) -> int:
         return len(self._built) + len(self._rows)
 

@@ -25,7 +25,7 @@ needs no second look.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from fakecluster.api.batch_labels import JOB_TRACKING_FINALIZER
 from fakecluster.api.objects import Obj
@@ -98,6 +98,14 @@ _FACTS: dict[PodFacts, PodFacts] = {}
 count): the facts hold no pod's identity (its uid is its record's pod's), so the pods of one completion
 index in the same state share them across Jobs, not 104 bytes each."""
 
+_Shared = TypeVar("_Shared", PodFacts, PodClass)
+
+
+def _shared(cache: dict[_Shared, _Shared], value: _Shared) -> _Shared:
+    """The one object equal to ``value`` that ``cache`` holds: ``value`` itself the first time, and
+    unshared once the cache holds :data:`_MAX_CLASSES` values."""
+    return cache.setdefault(value, value) if len(cache) < _MAX_CLASSES else cache.get(value, value)
+
 
 class TrackedPod(NamedTuple):
     """A pod that still carries the tracking finalizer."""
@@ -159,7 +167,7 @@ def pod_facts(pod: Obj, job_uid: str, indexed: bool) -> PodFacts:
         restart_count(pod),
         JOB_TRACKING_FINALIZER in (meta.get("finalizers") or ()),
     ))
-    return _FACTS.setdefault(facts, facts) if len(_FACTS) < _MAX_CLASSES else _FACTS.get(facts, facts)
+    return _shared(_FACTS, facts)
 
 
 def pod_class(facts: PodFacts, only_replace_failed: bool) -> PodClass:
@@ -179,7 +187,7 @@ def pod_class(facts: PodFacts, only_replace_failed: bool) -> PodClass:
         has_finalizer,
         has_finalizer and (failed or phase == "Succeeded"),
     ))
-    return _CLASSES.setdefault(cls, cls) if len(_CLASSES) < _MAX_CLASSES else _CLASSES.get(cls, cls)
+    return _shared(_CLASSES, cls)
 
 
 def _with_finalizers(facts: PodFacts, finalizers: Any) -> PodFacts:
@@ -195,7 +203,7 @@ def _with_finalizers(facts: PodFacts, finalizers: Any) -> PodFacts:
         return facts
     controlled, phase, deleting, index, ready, restarts, _ = facts
     facts = _new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer))
-    return _FACTS.setdefault(facts, facts) if len(_FACTS) < _MAX_CLASSES else _FACTS.get(facts, facts)
+    return _shared(_FACTS, facts)
 
 
 def _with_status(facts: PodFacts, pod: Obj, status: Obj | None, seen_status: Obj | None) -> PodFacts:
@@ -214,7 +222,7 @@ def _with_status(facts: PodFacts, pod: Obj, status: Obj | None, seen_status: Obj
     if phase == seen_phase and ready == seen_ready and restarts == seen_restarts:
         return facts
     facts = _new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer))
-    return _FACTS.setdefault(facts, facts) if len(_FACTS) < _MAX_CLASSES else _FACTS.get(facts, facts)
+    return _shared(_FACTS, facts)
 
 
 class JobPodView:
