@@ -72,8 +72,11 @@ def check_metadata_types(
     """Raise 400 BadRequest, as the JSON decoder would, for any stored metadata field of the wrong type.
 
     Hot path (every write): parts shared with the ``stored`` metadata (copy-on-write writes keep the
-    stored labels and references) passed this check when stored; ``names_only`` checks only the string
-    fields a status write reads."""
+    stored labels and references) passed this check when stored, and so did the stored metadata itself
+    (the kubelet's status writes send it back as it is); ``names_only`` checks only the string fields a
+    status write reads."""
+    if meta is stored:
+        return
     if not isinstance(meta, dict):
         raise _unmarshal(meta, "Object.metadata", "v1.ObjectMeta")
     for key in _STRING_FIELDS:

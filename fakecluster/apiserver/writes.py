@@ -274,12 +274,10 @@ class WritePath:
             name = meta_in.get("name", "")
         key = (ns, name)
         old = self._storage.objects[kind].get(key) if type(ns) is str and type(name) is str else None
-        if old is None or old["metadata"] is not meta_in:
-            # The string fields a status write reads (the rest once merged below); the stored version's
-            # own metadata, which the kubelet's status writes send back as it is, passed this when stored.
-            check_metadata_types(meta_in, names_only=True)
-            if old is None:
-                raise errors.NotFound(rtype.plural, rtype.group, name)
+        # The string fields a status write reads (the rest once merged below), before NotFound.
+        check_metadata_types(meta_in, None if old is None else old["metadata"], names_only=True)
+        if old is None:
+            raise errors.NotFound(rtype.plural, rtype.group, name)
         if donate and subresource is None and rtype.item_lists:
             short = short_update(rtype, obj, old, kind in self._admission.hooks, kept_ends)
             if short is not None:
