@@ -301,9 +301,13 @@ class Kubelet:
         # were cancelled): a running pod would otherwise keep every timer it ever had (its pull, its
         # readiness), some 64 bytes each, until it stops. Only here, on a node whose kubelet is up: a
         # stopped node's lists hold the timers it froze (cancelled) for start_node to set again.
-        owners: tuple[PodWorker | ContainerRun, ...] = (worker, *worker.containers)
-        for owner in owners:
-            timers = owner.timers
+        # Two loops, not one over a tuple of the pod and its containers: that tuple, built at every
+        # step, cost 9 M instructions at 2,000 pods.
+        timers = worker.timers
+        while timers and timers[0].cancelled:
+            del timers[0]
+        for c in worker.containers:
+            timers = c.timers
             while timers and timers[0].cancelled:
                 del timers[0]
         self._sync(worker)
