@@ -25,7 +25,7 @@ needs no second look.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple
 
 from fakecluster.api.batch_labels import JOB_TRACKING_FINALIZER
 from fakecluster.api.objects import Obj
@@ -96,15 +96,9 @@ _MAX_CLASSES = 1 << 16
 _FACTS: dict[PodFacts, PodFacts] = {}
 """Every :class:`PodFacts` built, each its own key, as :data:`_CLASSES` (and bounded by the same
 count): the facts hold no pod's identity (its uid is its record's pod's), so the pods of one completion
-index in the same state share them across Jobs, not 104 bytes each."""
-
-_Shared = TypeVar("_Shared", PodFacts, PodClass)
-
-
-def _shared(cache: dict[_Shared, _Shared], value: _Shared) -> _Shared:
-    """The one object equal to ``value`` that ``cache`` holds: ``value`` itself the first time, and
-    unshared once the cache holds :data:`_MAX_CLASSES` values."""
-    return cache.setdefault(value, value) if len(cache) < _MAX_CLASSES else cache.get(value, value)
+index in the same state share them across Jobs, not 104 bytes each. Both caches are read with one
+``setdefault`` written out where a value is built: a helper call for it, at every pod write, cost 39 M
+instructions at 10,000 pods (0.14%)."""
 
 
 class TrackedPod(NamedTuple):
@@ -167,7 +161,7 @@ def pod_facts(pod: Obj, job_uid: str, indexed: bool) -> PodFacts:
         restart_count(pod),
         JOB_TRACKING_FINALIZER in (meta.get("finalizers") or ()),
     ))
-    return _shared(_FACTS, facts)
+    return _FACTS.setdefault(facts, facts) if len(_FACTS) < _MAX_CLASSES else _FACTS.get(facts, facts)
 
 
 def pod_class(facts: PodFacts, only_replace_failed: bool) -> PodClass:
@@ -187,7 +181,7 @@ def pod_class(facts: PodFacts, only_replace_failed: bool) -> PodClass:
         has_finalizer,
         has_finalizer and (failed or phase == "Succeeded"),
     ))
-    return _shared(_CLASSES, cls)
+    return _CLASSES.setdefault(cls, cls) if len(_CLASSES) < _MAX_CLASSES else _CLASSES.get(cls, cls)
 
 
 def _with_finalizers(facts: PodFacts, finalizers: Any) -> PodFacts:
@@ -203,7 +197,7 @@ def _with_finalizers(facts: PodFacts, finalizers: Any) -> PodFacts:
         return facts
     controlled, phase, deleting, index, ready, restarts, _ = facts
     facts = _new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer))
-    return _shared(_FACTS, facts)
+    return _FACTS.setdefault(facts, facts) if len(_FACTS) < _MAX_CLASSES else _FACTS.get(facts, facts)
 
 
 def _with_status(facts: PodFacts, pod: Obj, status: Obj | None, seen_status: Obj | None) -> PodFacts:
@@ -222,7 +216,7 @@ def _with_status(facts: PodFacts, pod: Obj, status: Obj | None, seen_status: Obj
     if phase == seen_phase and ready == seen_ready and restarts == seen_restarts:
         return facts
     facts = _new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer))
-    return _shared(_FACTS, facts)
+    return _FACTS.setdefault(facts, facts) if len(_FACTS) < _MAX_CLASSES else _FACTS.get(facts, facts)
 
 
 class JobPodView:
