@@ -308,3 +308,44 @@ def test_an_endpoint_replaced_by_one_the_records_read_the_same_leaves_them_as_th
         fresh = DnsServer(Clock(), 0.0)
         fresh.apply("ADDED", second)
         assert fresh.answer("b.svc.ns.svc.cluster.local") == expected
+
+
+def test_the_usual_slice_update_is_taken_in_without_the_general_path_and_serves_what_a_fresh_server_does(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """One endpoint added, replaced (records the same, or not) or removed, against the version taken in
+    last, with the same labels object: taken in without reading the slice's name (the general path is
+    not called), and every name answers as on a server that took in only the final version. A version
+    with other labels, a stale ``old`` or several endpoints changed goes the general way."""
+    server = DnsServer(Clock(), 0.0, lambda *a: published.append(a))
+    published: list[tuple[str, str, str]] = []
+    first = _slice("s1", [("10.0.0.1", "a", True), ("10.0.0.2", "b", True)])
+    server.apply("ADDED", first)
+    a, b = first["endpoints"]
+    c = _slice("x", [("10.0.0.3", "c", True)])["endpoints"][0]
+    c_flipped = {**c, "conditions": {"ready": True, "serving": False}}
+    c_moved = {**c, "addresses": ["10.0.0.9"]}
+    c_unready = {**c, "conditions": {"ready": False}}
+    steps = [([a, c, b], (1, 1)), ([a, c_flipped, b], (1, 1)), ([a, c_moved, b], (1, 1)),
+             ([a, c_unready, b], (1, 1)), ([a, c, b], (1, 1)), ([a, b], (1, 1)), ([b], (0, 1))]
+    general: list[str] = []
+    take = server._take
+    monkeypatch.setattr(server, "_take", lambda *args: (general.append(args[0]), take(*args)))
+    version = first
+    names = [f"{h}.svc.ns.svc.cluster.local" for h in "abc"] + ["svc.ns.svc.cluster.local"]
+    for endpoints, shared in steps:
+        following = {**version, "metadata": {**version["metadata"]}, "endpoints": endpoints}
+        server.apply("MODIFIED", following, version, shared)
+        version = following
+        fresh = DnsServer(Clock(), 0.0)
+        fresh.apply("ADDED", following)
+        assert [server.answer(n) for n in names] == [fresh.answer(n) for n in names], endpoints
+    assert general == []
+    assert [p[1:] for p in published] == [("a.svc.ns.svc.cluster.local", "10.0.0.1"),
+                                          ("b.svc.ns.svc.cluster.local", "10.0.0.2"),
+                                          ("c.svc.ns.svc.cluster.local", "10.0.0.3")]
+    labels = {"kubernetes.io/service-name": "svc"}  # equal, but not the very same object
+    relabelled = {**version, "metadata": {**version["metadata"], "labels": labels}, "endpoints": [a, b]}
+    server.apply("MODIFIED", relabelled, version, (0, 1))
+    server.apply("MODIFIED", {**relabelled, "endpoints": [a]}, version, (1, 0))  # stale old
+    assert general == ["MODIFIED", "MODIFIED"]
+    assert server.answer("svc.ns.svc.cluster.local") == ("10.0.0.1",)
