@@ -21,6 +21,16 @@ def test_the_line_format_is_pinned() -> None:
     assert bare.key() == "0.000000 EndpointSlice default/svc-x Updated"
 
 
+@pytest.mark.parametrize(("detail", "written"), [("endpoints 4", "endpoints 4"), ("a\\b", "a\\\\b"),
+                                                 ("a\nb", "a\\nb"), ("\n\\", "\\n\\\\")])
+def test_a_detail_is_escaped_when_it_holds_a_backslash_or_a_newline_and_only_then(detail: str,
+                                                                                    written: str) -> None:
+    """A detail is escaped only when there is something to escape (checked first, as most have
+    nothing): a backslash alone, a newline alone, or both."""
+    event = TraceEvent(1.0, 0, "EndpointSlice", "ns", "s", "Updated", detail=detail)
+    assert canonical_lines([event]) == [f"1.000000 EndpointSlice ns/s Updated {written}"]
+
+
 _optional_text = st.none() | st.text(max_size=4)
 _optional_int = st.none() | st.integers(0, 3)
 _events = st.builds(
