@@ -42,6 +42,26 @@ _events = st.builds(
     st.text(alphabet="ab\\\n", max_size=4))
 
 
+def _reference_line(event: TraceEvent) -> str:
+    """The line format written out field by field, independently of :func:`canonical_lines` (whose
+    usual shapes, every coordinate or none, are built in one piece)."""
+    line = f"{event.time:.6f} {event.kind} {event.namespace}/{event.name} {event.event}"
+    for label, value in (("js", event.jobset), ("rj", event.replicated_job), ("ji", event.job_index),
+                         ("pi", event.pod_index), ("a", event.attempt)):
+        if value is not None:
+            line += f" {label}={value}"
+    if event.detail:
+        line += " " + event.detail.replace("\\", "\\\\").replace("\n", "\\n")
+    return line
+
+
+@settings(max_examples=300)
+@given(st.lists(_events, max_size=12))
+def test_every_line_reads_as_written_field_by_field(trace: list[TraceEvent]) -> None:
+    """Whatever coordinates an event has (all, none, or some), its line is the reference format."""
+    assert canonical_lines(trace) == [_reference_line(event) for event in trace]
+
+
 @settings(max_examples=300)
 @given(st.lists(_events, max_size=12))
 def test_lines_of_a_whole_trace_are_each_events_own_line(trace: list[TraceEvent]) -> None:

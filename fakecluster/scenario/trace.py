@@ -79,17 +79,27 @@ def canonical_lines(trace: Iterable[TraceEvent]) -> list[str]:
             detail in trace:
         if time != last_time or not time:
             last_time, stamp = time, f"{time:.6f}"
-        line = f"{stamp} {kind} {namespace}/{name} {event}"
-        if jobset is not None:
-            line += f" js={jobset}"
-        if replicated_job is not None:
-            line += f" rj={replicated_job}"
-        if job_index is not None:
-            line += f" ji={job_index}"
-        if pod_index is not None:
-            line += f" pi={pod_index}"
-        if attempt is not None:
-            line += f" a={attempt}"
+        # The two usual shapes in one piece each: a pod in its slot (every coordinate) and an object of
+        # no workload (none: slices, Services); any other, coordinate by coordinate.
+        if attempt is None and pod_index is None and jobset is None and replicated_job is None \
+                and job_index is None:
+            line = f"{stamp} {kind} {namespace}/{name} {event}"
+        elif attempt is not None and pod_index is not None and jobset is not None \
+                and replicated_job is not None and job_index is not None:
+            line = (f"{stamp} {kind} {namespace}/{name} {event} js={jobset} rj={replicated_job} "
+                    f"ji={job_index} pi={pod_index} a={attempt}")
+        else:
+            line = f"{stamp} {kind} {namespace}/{name} {event}"
+            if jobset is not None:
+                line += f" js={jobset}"
+            if replicated_job is not None:
+                line += f" rj={replicated_job}"
+            if job_index is not None:
+                line += f" ji={job_index}"
+            if pod_index is not None:
+                line += f" pi={pod_index}"
+            if attempt is not None:
+                line += f" a={attempt}"
         if detail:
             # Escaped only when there is something to escape (rarely): two method calls fewer a line.
             line += " " + (detail.replace("\\", "\\\\").replace("\n", "\\n")
