@@ -161,11 +161,17 @@ def main() -> int:
                              "cluster alone)")
     parser.add_argument("--shuffle-ties", action="store_true",
                         help="same-instant events in a seeded random order (cluster.shuffleTies: true)")
+    parser.add_argument("--max-wall-seconds", type=float, default=None,
+                        help="each run's wall-clock budget (default: the runner's, 120 s); a run under "
+                             "valgrind takes some 30x as long, so instruction counts of large runs raise it")
     parser.add_argument("--without-network", action="store_true",
                         help="measurement only: no EndpointSlice controller, no DNS indexing")
     args = parser.parse_args()
     import_for_good()  # as `fakecluster run` starts: the runner imported, then frozen (fakecluster/cli.py)
+    from fakecluster.scenario.limits import RunLimits
     from fakecluster.scenario.runner import run_scenario
+
+    limits = RunLimits(max_wall_seconds=args.max_wall_seconds)
 
     if args.without_network:
         without_network()
@@ -181,7 +187,7 @@ def main() -> int:
             path.write_text(yaml.safe_dump(build(size, args.pods_per_job)))
             cpu = time.process_time()
             started = real_perf_counter()
-            outcome = run_scenario(path, invariants=args.invariants,
+            outcome = run_scenario(path, invariants=args.invariants, limits=limits,
                                    shuffle_ties=0 if args.shuffle_ties else None)
             wall = real_perf_counter() - started
             cpu = time.process_time() - cpu
