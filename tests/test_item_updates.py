@@ -213,9 +213,9 @@ def test_a_batched_write_checks_only_the_endpoints_the_stored_version_does_not_h
     checked: list[Obj] = []
     real = item_updates.is_valid
 
-    def counting(model: Any, item: Any) -> bool:
+    def counting(model: Any, item: Any, like: Any = None) -> bool:
         checked.append(item)
-        return real(model, item)
+        return real(model, item, like)
 
     monkeypatch.setattr(item_updates, "is_valid", counting)
     with pytest.MonkeyPatch.context() as patch:

@@ -78,8 +78,12 @@ def short_update(rtype: ResourceType, obj: Obj, old: Obj, has_hooks: bool,
                 # Several items changed (a batched write): the stored version's very objects among the
                 # rest passed this check when stored, like the shared ends.
                 known = set(map(id, stored[head:len(stored) - tail])) if len(middle) > 1 else ()
+                # A stored item next to the change (the one replaced, if any): what a changed item
+                # shares with it (a new version of an endpoint keeps its addresses and target, and its
+                # conditions are one of a few shared values) passed when stored.
+                like = stored[head] if head < len(stored) else stored[-1] if stored else None
                 for item in middle:
-                    if id(item) not in known and (type(item) is not dict or not is_valid(model, item)):
+                    if id(item) not in known and (type(item) is not dict or not is_valid(model, item, like)):
                         return None
             if key == item_lists[0]:
                 shared = (head, tail)
