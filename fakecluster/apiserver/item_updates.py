@@ -52,10 +52,11 @@ def short_update(rtype: ResourceType, obj: Obj, old: Obj, has_hooks: bool,
     meta_in = obj.get("metadata")
     if type(meta_in) is not dict:
         return None
+    # Operators rather than method calls (``old_meta.get``) in these loops: they run at every write.
     for key, value in meta_in.items():  # a field left out is fine: no metadata field is required
-        if key not in _ACCEPTED:
+        if key not in _ACCEPTED or key not in old_meta:
             return None
-        stored = old_meta.get(key, _ABSENT)
+        stored = old_meta[key]
         if value is not stored and (key in _SAME_OBJECT or type(value) is not str or value != stored):
             return None
     if len(obj) != len(old):
@@ -63,7 +64,9 @@ def short_update(rtype: ResourceType, obj: Obj, old: Obj, has_hooks: bool,
     item_lists = rtype.item_lists
     shared: tuple[int, int] | None = None
     for key, value in obj.items():
-        stored = old.get(key, _ABSENT)
+        stored = old[key] if key in old else _ABSENT  # noqa: SIM401 -- operators, as above
+        if value is stored and key not in item_lists:
+            continue
         if key in item_lists:
             if type(value) is not list or type(stored) is not list:
                 if value is stored:
