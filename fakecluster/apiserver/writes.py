@@ -265,7 +265,7 @@ class WritePath:
         kind = obj.get("kind")
         if not isinstance(kind, str):
             raise errors.BadRequest("Object 'Kind' is missing in the request body")
-        rtype = self._resource(kind)
+        rtype = self._types[kind] if kind in self._types else self._resource(kind)  # (every write)
         meta_in = obj.get("metadata") or {}
         ns: Any = None
         name: Any = None
