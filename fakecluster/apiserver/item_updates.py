@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from fakecluster.api.objects import Obj, shared_ends
 from fakecluster.api.validation import is_valid, item_model
-from fakecluster.apiserver.object_meta import keep_fixed_metadata
+from fakecluster.apiserver.object_meta import FIXED_METADATA
 from fakecluster.apiserver.resources import ResourceType, Strategy
 
 _SAME_OR_EQUAL_STRING = ("name", "namespace", "generateName", "resourceVersion", "uid")
@@ -29,6 +29,7 @@ _SAME_OR_EQUAL_STRING = ("name", "namespace", "generateName", "resourceVersion",
 _SAME_OBJECT = ("labels", "annotations", "ownerReferences", "finalizers")
 """Metadata fields the short way accepts when they are the stored version's very objects."""
 _ACCEPTED = frozenset(_SAME_OR_EQUAL_STRING + _SAME_OBJECT)
+_FIXED = tuple(f for f in FIXED_METADATA if f != "deletionTimestamp")
 _ABSENT = object()
 
 
@@ -99,6 +100,10 @@ def short_update(rtype: ResourceType, obj: Obj, old: Obj, has_hooks: bool,
     new = dict(obj)
     new["apiVersion"] = old["apiVersion"]
     new["metadata"] = new_meta = dict(meta_in)
-    keep_fixed_metadata(new_meta, old_meta)
+    # keep_fixed_metadata, less what it cannot do here: every field of ``meta_in`` is one ``old_meta``
+    # has, so none is dropped, and ``deletionTimestamp`` is in neither.
+    for fixed in _FIXED:
+        if fixed in old_meta:
+            new_meta[fixed] = old_meta[fixed]
     new_meta["resourceVersion"] = old_meta["resourceVersion"]
     return new, *shared
