@@ -382,10 +382,15 @@ class WritePath:
             return old  # no-op: no new revision, no watch event
         if subresource != "status" and self._generation_changed(rtype, new, old):
             new["metadata"]["generation"] = old["metadata"].get("generation", 0) + 1
-        new["metadata"]["resourceVersion"] = self._next_rv()
+        # _next_rv and _put written out, as in _store_short: every pod status write ends here.
+        self._rv += 1
+        self.writes += 1
+        new["metadata"]["resourceVersion"] = str(self._rv)
         if self._should_remove(rtype, new):
             return self._remove(kind, key, new, rv_assigned=True)
-        self._put(kind, key, new, old)
+        self._storage_put(kind, key, new, old)
+        if self._snapshots is not None:
+            self._snapshots.stored(new)
         if rtype.stored_valid and subresource != "status":
             self._storage.valid_specs[(kind, key)] = new.get("spec")  # validated above (or kept from `old`)
         self._fanout.notify("MODIFIED", kind, new, old)
