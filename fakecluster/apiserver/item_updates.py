@@ -55,10 +55,10 @@ def short_update(rtype: ResourceType, obj: Obj, old: Obj, has_hooks: bool,
         return None
     # Operators rather than method calls (``old_meta.get``) in these loops: they run at every write.
     for key, value in meta_in.items():  # a field left out is fine: no metadata field is required
-        if key not in _ACCEPTED or key not in old_meta:
-            return None
-        stored = old_meta[key]
-        if value is not stored and (key in _SAME_OBJECT or type(value) is not str or value != stored):
+        if key in old_meta and old_meta[key] is value and key in _ACCEPTED:
+            continue  # the stored version's very value (the common case, first)
+        if (key not in _SAME_OR_EQUAL_STRING or key not in old_meta or type(value) is not str
+                or value != old_meta[key]):
             return None
     if len(obj) != len(old):
         return None
