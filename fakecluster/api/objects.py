@@ -121,16 +121,22 @@ def shared_ends(old: Sequence[Any], new: Sequence[Any],
     ``kept``: lower bounds on the two counts, known to the caller (the EndpointSlice controller knows
     where it changed a slice since its last write): each end is then followed on from there, item by
     item, instead of scanned from the list's end. The same result for true bounds."""
-    shorter = min(len(old), len(new))
+    shorter = len(old)
+    if len(new) < shorter:  # noqa: PLR1730 -- see below
+        shorter = len(new)
     if kept is None:
         head = next(compress(count(), map(is_not, old, new)), shorter)
         tail = next(compress(count(), map(is_not, reversed(old), reversed(new))), shorter)
         return head, min(tail, shorter - head)
-    head = min(kept[0], shorter)
+    # Comparisons, not min(): this runs at every slice write, and a call of min() costs more than both.
+    head, tail = kept
+    if head > shorter:  # noqa: PLR1730
+        head = shorter
     while head < shorter and new[head] is old[head]:
         head += 1
     room = shorter - head
-    tail = min(kept[1], room)
+    if tail > room:  # noqa: PLR1730
+        tail = room
     while tail < room and new[-1 - tail] is old[-1 - tail]:
         tail += 1
     return head, tail

@@ -26,7 +26,7 @@ import inspect
 import re
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any, TypeVar
 
@@ -40,7 +40,8 @@ from fakecluster.api.quantity import parse_quantity
 __all__ = [
     "INT32_MAX", "INT32_MIN", "STANDARD_RESOURCES", "dump", "inclusive_range_error", "is_dns1035_label",
     "is_dns1123_label", "is_dns1123_subdomain", "is_in_range", "is_qualified_name", "is_valid_label_value",
-    "item_model", "max_len_error", "partial_model", "regex_error", "spec_model", "validate_model",
+    "item_model", "max_len_error", "partial_model", "plain_check", "regex_error", "spec_model",
+    "validate_model",
     "validate_resource_name",
     "validate_resource_quantity_value",
 ]  # fmt: skip
@@ -98,15 +99,190 @@ def validate_model(
         return None, _translate(model, exc.errors(include_url=False), root)
 
 
-def is_valid(model: type[BaseModel], obj: dict[str, Any]) -> bool:
+def is_valid(model: type[BaseModel], obj: dict[str, Any], like: dict[str, Any] | None = None) -> bool:
     """Whether ``obj`` (wire form, a real dict) passes ``model``, as :func:`validate_model` decides,
-    without the errors: the model's validator called directly (the short update checks one changed
-    endpoint per write this way; the errors, when it fails, come from the full path)."""
+    without the errors (the short update checks the changed endpoints of a write this way; the errors,
+    when it fails, come from the full path).
+
+    First :func:`plain_check`, which accepts only what the validator accepts; what it does not accept
+    (an invalid object, or one of a shape it does not vouch for) goes to the model's validator, called
+    directly. The verdict is the validator's either way; the plain check of a whole endpoint costs some
+    18,000 instructions against the validator's 30,000 (it builds three model instances only to throw
+    them away), and less when it shares values with ``like``.
+
+    ``like``: an object known to pass ``model`` that nobody changes (an item of a stored version): the
+    values of ``obj`` that are its very values under the same field passed then and are not checked
+    again (a new version of an endpoint shares its addresses and target with the one it replaces)."""
+    check = _plain_checks.get(model, _UNKNOWN)
+    if check is _UNKNOWN:
+        check = _plain_checks[model] = plain_check(model)
+    if check is not None and check(obj, like):
+        return True
     try:
         model.__pydantic_validator__.validate_python(obj, **_WIRE_NAMES_ONLY)
     except ValidationError:
         return False
     return True
+
+
+_UNKNOWN: Any = object()
+PlainCheck = Callable[[Any, "dict[str, Any] | None"], bool]
+"""A model's :func:`plain_check`: ``(value, like)``, ``like`` as :func:`is_valid` takes it."""
+_plain_checks: dict[type[BaseModel], PlainCheck | None] = {}
+_Rule = tuple[frozenset[type], "Callable[..., bool] | None"]
+"""How a value passes one node of a schema: its exact type is one of the first, or the second (a check of
+a list, dict or model) says yes."""
+_NONE_TYPE = type(None)
+_LEAVES = {"str": str, "bool": bool}
+"""Core schema types whose values pass on their exact type alone when the node carries no constraint
+(strict or lax, pydantic accepts every ``str`` as a ``str`` field, surrogates and NULs included, and
+every ``bool`` as a ``bool``)."""
+_NODE_KEYS = {
+    "str": {"type", "strict", "metadata"},
+    "bool": {"type", "strict", "metadata"},
+    "nullable": {"type", "schema", "strict", "metadata"},
+    "list": {"type", "items_schema", "strict", "metadata"},
+    "dict": {"type", "keys_schema", "values_schema", "strict", "metadata"},
+    "model": {"type", "cls", "config", "custom_init", "metadata", "ref", "root_model", "schema"},
+    "model-fields": {"type", "fields", "model_name", "computed_fields"},
+    "model-field": {"type", "schema", "metadata", "serialization_alias", "validation_alias",
+                    "serialization_exclude", "frozen"},
+    "default": {"type", "schema", "default"},
+}
+"""The keys each supported core schema node may have. Any other key is a constraint, a validator, a
+default that is validated, an alias path... that the plain check does not model: then there is none."""
+_CONFIG_KEYS = {"extra_fields_behavior", "strict", "title", "validate_by_alias", "validate_by_name"}
+
+
+class _Unsupported(Exception):
+    """A schema node :func:`plain_check` does not model."""
+
+
+def plain_check(model: type[BaseModel]) -> PlainCheck | None:
+    """A check that accepts only objects ``model``'s validator (called as :func:`is_valid` calls it)
+    accepts, built from the model's pydantic core schema, for models made of models, lists, string-keyed
+    dicts, ``str``, ``bool`` and nullable or defaulted fields without constraints or validators (a
+    ``discovery.Endpoint``); None for any other model.
+
+    It vouches only for what is certainly valid: a dict of wire names only, every required one present,
+    each value of the exact type the field takes (``type(v) is str``, not a subclass) or a list, dict
+    or nested model that passes the same way. Whatever it refuses may still be valid (a ``str``
+    subclass, a field given by its Python name when names are accepted): the validator decides those, so
+    :func:`is_valid`'s verdict never depends on this check, only its cost."""
+    try:
+        return _model_check(model.__pydantic_core_schema__)
+    except _Unsupported:
+        return None
+
+
+def _keys(node: Any, kind: str) -> None:
+    if type(node) is not dict or node.get("type") != kind or not node.keys() <= _NODE_KEYS[kind]:
+        raise _Unsupported(kind)
+
+
+def _rule(node: Any) -> _Rule:
+    kind = node.get("type") if type(node) is dict else None
+    if kind in _LEAVES:
+        _keys(node, kind)
+        return frozenset({_LEAVES[kind]}), None
+    if kind == "nullable":
+        _keys(node, kind)
+        types, sub = _rule(node["schema"])
+        return types | {_NONE_TYPE}, sub
+    if kind == "list":
+        _keys(node, kind)
+        return frozenset(), _list_check(*_rule(node["items_schema"]))
+    if kind == "dict":
+        _keys(node, kind)
+        key_types, key_sub = _rule(node.get("keys_schema", {"type": "str"}))
+        if key_types != {str} or key_sub is not None:
+            raise _Unsupported("dict keys")
+        return frozenset(), _dict_check(*_rule(node["values_schema"]))
+    if kind == "model":
+        return frozenset(), _model_check(node)  # (called with one argument: no ``like`` below the top)
+    raise _Unsupported(str(kind))
+
+
+def _list_check(types: frozenset[type], sub: Callable[[Any], bool] | None) -> Callable[[Any], bool]:
+    def check(value: Any) -> bool:
+        if type(value) is not list:
+            return False
+        for item in value:  # noqa: SIM110 -- all() over a generator costs more per endpoint
+            if type(item) not in types and (sub is None or not sub(item)):
+                return False
+        return True
+    return check
+
+
+def _dict_check(types: frozenset[type], sub: Callable[[Any], bool] | None) -> Callable[[Any], bool]:
+    def check(value: Any) -> bool:
+        if type(value) is not dict:
+            return False
+        for key, item in value.items():
+            if type(key) is not str or (type(item) not in types and (sub is None or not sub(item))):
+                return False
+        return True
+    return check
+
+
+def _model_check(node: Any) -> PlainCheck:
+    """Plain Python loops: in CPython 3.11 a set operation on a dict view (``keys() <= allowed``) costs
+    more instructions than looking each of an endpoint's few keys up."""
+    _keys(node, "model")
+    config = node.get("config", {})
+    if (node.get("custom_init") or node.get("root_model") or not config.keys() <= _CONFIG_KEYS
+            or config.get("validate_by_alias") is False):
+        raise _Unsupported("model")
+    fields_node = node["schema"]
+    _keys(fields_node, "model-fields")
+    leaves: dict[str, frozenset[type]] = {}
+    subs: dict[str, Callable[[Any], bool] | None] = {}
+    required = []
+    for field in fields_node["fields"].values():
+        _keys(field, "model-field")
+        alias = field.get("validation_alias")
+        if type(alias) is not str or alias in leaves:
+            raise _Unsupported("alias")
+        schema = field["schema"]
+        if schema.get("type") == "default":
+            _keys(schema, "default")
+            schema = schema["schema"]
+        else:
+            required.append(alias)
+        leaves[alias], subs[alias] = _rule(schema)
+    needed = tuple(required)
+    if len(set(leaves.values())) == 1 and not any(subs.values()):
+        # Every field takes the same leaf types (an ObjectReference: a string or null).
+        types = next(iter(leaves.values()))
+
+        def uniform(value: Any, like: dict[str, Any] | None = None) -> bool:  # leaves: nothing to share
+            if type(value) is not dict:
+                return False
+            for key, item in value.items():
+                if key not in leaves or type(item) not in types:
+                    return False
+            for key in needed:  # noqa: SIM110 -- as above
+                if key not in value:
+                    return False
+            return True
+        return uniform
+
+    def check(value: Any, like: dict[str, Any] | None = None) -> bool:
+        if type(value) is not dict:
+            return False
+        for key, item in value.items():
+            types = leaves.get(key)
+            if types is None:
+                return False
+            if type(item) not in types:
+                sub = subs[key]
+                if sub is None or ((like is None or like.get(key, _UNKNOWN) is not item) and not sub(item)):
+                    return False
+        for key in needed:  # noqa: SIM110 -- as above
+            if key not in value:
+                return False
+        return True
+    return check
 
 
 @cache

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from fakecluster.api.objects import Obj, shared_ends
 from fakecluster.api.validation import is_valid, item_model
-from fakecluster.apiserver.object_meta import keep_fixed_metadata
+from fakecluster.apiserver.object_meta import FIXED_METADATA
 from fakecluster.apiserver.resources import ResourceType, Strategy
 
 _SAME_OR_EQUAL_STRING = ("name", "namespace", "generateName", "resourceVersion", "uid")
@@ -29,6 +29,7 @@ _SAME_OR_EQUAL_STRING = ("name", "namespace", "generateName", "resourceVersion",
 _SAME_OBJECT = ("labels", "annotations", "ownerReferences", "finalizers")
 """Metadata fields the short way accepts when they are the stored version's very objects."""
 _ACCEPTED = frozenset(_SAME_OR_EQUAL_STRING + _SAME_OBJECT)
+_FIXED = tuple(f for f in FIXED_METADATA if f != "deletionTimestamp")
 _ABSENT = object()
 
 
@@ -52,18 +53,21 @@ def short_update(rtype: ResourceType, obj: Obj, old: Obj, has_hooks: bool,
     meta_in = obj.get("metadata")
     if type(meta_in) is not dict:
         return None
+    # Operators rather than method calls (``old_meta.get``) in these loops: they run at every write.
     for key, value in meta_in.items():  # a field left out is fine: no metadata field is required
-        if key not in _ACCEPTED:
-            return None
-        stored = old_meta.get(key, _ABSENT)
-        if value is not stored and (key in _SAME_OBJECT or type(value) is not str or value != stored):
+        if key in old_meta and old_meta[key] is value and key in _ACCEPTED:
+            continue  # the stored version's very value (the common case, first)
+        if (key not in _SAME_OR_EQUAL_STRING or key not in old_meta or type(value) is not str
+                or value != old_meta[key]):
             return None
     if len(obj) != len(old):
         return None
     item_lists = rtype.item_lists
     shared: tuple[int, int] | None = None
     for key, value in obj.items():
-        stored = old.get(key, _ABSENT)
+        stored = old[key] if key in old else _ABSENT  # noqa: SIM401 -- operators, as above
+        if value is stored and key not in item_lists:
+            continue
         if key in item_lists:
             if type(value) is not list or type(stored) is not list:
                 if value is stored:
@@ -78,8 +82,12 @@ def short_update(rtype: ResourceType, obj: Obj, old: Obj, has_hooks: bool,
                 # Several items changed (a batched write): the stored version's very objects among the
                 # rest passed this check when stored, like the shared ends.
                 known = set(map(id, stored[head:len(stored) - tail])) if len(middle) > 1 else ()
+                # A stored item next to the change (the one replaced, if any): what a changed item
+                # shares with it (a new version of an endpoint keeps its addresses and target, and its
+                # conditions are one of a few shared values) passed when stored.
+                like = stored[head] if head < len(stored) else stored[-1] if stored else None
                 for item in middle:
-                    if id(item) not in known and (type(item) is not dict or not is_valid(model, item)):
+                    if id(item) not in known and (type(item) is not dict or not is_valid(model, item, like)):
                         return None
             if key == item_lists[0]:
                 shared = (head, tail)
@@ -92,6 +100,10 @@ def short_update(rtype: ResourceType, obj: Obj, old: Obj, has_hooks: bool,
     new = dict(obj)
     new["apiVersion"] = old["apiVersion"]
     new["metadata"] = new_meta = dict(meta_in)
-    keep_fixed_metadata(new_meta, old_meta)
+    # keep_fixed_metadata, less what it cannot do here: every field of ``meta_in`` is one ``old_meta``
+    # has, so none is dropped, and ``deletionTimestamp`` is in neither.
+    for fixed in _FIXED:
+        if fixed in old_meta:
+            new_meta[fixed] = old_meta[fixed]
     new_meta["resourceVersion"] = old_meta["resourceVersion"]
     return new, *shared

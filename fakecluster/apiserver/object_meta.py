@@ -36,8 +36,8 @@ def keep_fixed_metadata(new_meta: Obj, old_meta: Obj) -> None:
     for fixed in FIXED_METADATA:
         if fixed in old_meta:
             new_meta[fixed] = old_meta[fixed]
-        else:
-            new_meta.pop(fixed, None)
+        elif fixed in new_meta:  # an operator, not a call of pop(): this runs at every update
+            del new_meta[fixed]
 
 
 def go_string_slice(values: Iterable[str]) -> str:

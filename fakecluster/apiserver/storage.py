@@ -123,10 +123,12 @@ class Storage:
             for ref in refs or ():
                 self.by_owner.setdefault(ref.get("uid", ""), {})[kind_key] = None
                 self.owned_in_order.pop(ref.get("uid", ""), None)
+        index = self.label_index.get(kind)  # none in a run that never lists this kind by label
+        if index is None:
+            return
         labels = meta.get("labels")
         old_labels = old_meta.get("labels")
-        index = self.label_index.get(kind)
-        if index is not None and labels is not old_labels and labels != old_labels:
+        if labels is not old_labels and labels != old_labels:
             for item in (old_labels or {}).items():
                 bucket = index.get(item)
                 if bucket is not None:

@@ -20,6 +20,9 @@ from fakecluster.apiserver.server import FOREGROUND, ORPHAN, ApiServer, WatchEve
 from fakecluster.clock import Clock
 from fakecluster.runtime import Controller
 
+_NO_METADATA: Obj = {}
+"""The metadata of the missing old version of an ADDED event (never written to)."""
+
 
 class GarbageCollector:
     def __init__(self, clock: Clock, server: ApiServer, *, latency: float = 0.0) -> None:
@@ -28,14 +31,17 @@ class GarbageCollector:
         server.watch(None, self._on_event)
 
     def _on_event(self, event: WatchEvent) -> None:
+        # Every write of every kind comes here: operators before method calls, and no empty dict made
+        # for an event without an old version, on the way to the common "references unchanged".
         meta = event.object["metadata"]
-        old_meta = event.old["metadata"] if event.old is not None else {}
+        old = event.old
+        old_meta = old["metadata"] if old is not None else _NO_METADATA
         if event.type == "DELETED":
             self.controller.enqueue(meta["uid"])
             for ref in [*(meta.get("ownerReferences") or ()), *(old_meta.get("ownerReferences") or ())]:
                 self.controller.enqueue(ref["uid"])
             return
-        if meta.get("deletionTimestamp") is not None:
+        if "deletionTimestamp" in meta and meta["deletionTimestamp"] is not None:
             finalizers = meta.get("finalizers") or ()
             if FOREGROUND in finalizers or ORPHAN in finalizers:
                 self.controller.enqueue(meta["uid"])
