@@ -49,7 +49,7 @@ from itertools import islice
 from typing import Any
 
 from fakecluster.api.errors import ApiError, NotFound
-from fakecluster.api.objects import Obj, condition_true
+from fakecluster.api.objects import Obj
 from fakecluster.api.watch import WatchEvent
 from fakecluster.apiserver.object_meta import generate_name
 from fakecluster.client.internal import InternalClient
@@ -131,8 +131,8 @@ class _ServiceState:
     EndpointSlices if the Service is pending deletion", racing the garbage collector)."""
     endpoints: dict[str, _Endpoint] = field(default_factory=dict)
     slices: list[_Slice] = field(default_factory=list)
-    dirty: dict[int, _Slice] = field(default_factory=dict)
-    """Slices to write at the next sync, by ``id`` (insertion-ordered: deterministic)."""
+    dirty: dict[_Slice, None] = field(default_factory=dict)
+    """Slices to write at the next sync (insertion-ordered: deterministic; a slice hashes by identity)."""
     unplaced: dict[str, None] = field(default_factory=dict)
     """Pod uids with an endpoint not yet put into a slice."""
     full_prefix: int = 0
@@ -186,7 +186,11 @@ def pod_endpoint(pod: Obj, service_name: str, publish_not_ready: bool,
         return None
     meta = pod["metadata"]
     spec = pod.get("spec") or {}
-    serving = condition_true(pod, "Ready")
+    serving = False  # podutil.IsPodReady: the first Ready condition's status is "True"
+    for cond in status.get("conditions") or ():  # condition_true(pod, "Ready"), without its two calls
+        if cond.get("type") == "Ready":
+            serving = cond.get("status") == "True"
+            break
     terminating = meta.get("deletionTimestamp") is not None
     conditions = _CONDITIONS[(publish_not_ready or (serving and not terminating), serving, terminating)]
     hostname = spec.get("hostname")
@@ -274,7 +278,7 @@ class EndpointSliceController:
             return
         if state is not None and state.uid == fresh.uid:
             fresh.slices = state.slices  # same Service, new settings: rewrite its slices in place
-            fresh.dirty = {id(s): s for s in state.slices}
+            fresh.dirty = dict.fromkeys(state.slices)
             for s in fresh.slices:
                 s.members.clear()
                 s.order.clear()
@@ -286,10 +290,10 @@ class EndpointSliceController:
         if not fresh.slices:
             placeholder = _Slice(self._slice_name(key[1]))
             fresh.slices.append(placeholder)
-            fresh.dirty[id(placeholder)] = placeholder
+            fresh.dirty[placeholder] = None
         for pod in self._client.list("Pod", key[0]):  # only on a Service change
             if _selector_matches(fresh.selector, pod["metadata"].get("labels") or {}):
-                self._update_pod(key, fresh, pod)
+                self._update_pod(fresh, pod, pod["metadata"]["uid"])
         self.controller.enqueue(key)
 
     def _forget_service(self, key: ServiceKey, state: _ServiceState) -> None:
@@ -308,22 +312,27 @@ class EndpointSliceController:
                 state = self._services[key]
                 self._remove_endpoint(key, state, uid)
             return
+        status = pod.get("status")
         old = event.old
-        if old is not None and pod.get("status") is old.get("status") \
-                and meta.get("deletionTimestamp") == old["metadata"].get("deletionTimestamp") \
-                and meta.get("labels") is old["metadata"].get("labels"):
-            return  # nothing an endpoint is made of changed (copy-on-write store: same objects)
-        if listed is None and not (pod.get("status") or {}).get("podIP"):
+        if old is not None and status is old.get("status"):
+            old_meta = old["metadata"]
+            if meta.get("labels") is old_meta.get("labels") \
+                    and meta.get("deletionTimestamp") == old_meta.get("deletionTimestamp"):
+                return  # nothing an endpoint is made of changed (copy-on-write store: same objects)
+        if listed is None and not (status or {}).get("podIP"):
             return  # in no slice, and without an IP in none to come (ShouldPodBeInEndpoints)
         services = self._by_namespace.get(meta.get("namespace", ""))
         if services:
             labels = meta.get("labels") or {}
             for state in services.values():
-                key = state.key
-                if _selector_matches(state.selector, labels):
-                    self._update_pod(key, state, pod)
-                elif key in self._pod_services.get(uid, ()):
-                    self._remove_endpoint(key, state, uid)
+                for k, v in state.selector:  # _selector_matches, without its call
+                    if labels.get(k) != v:
+                        # Only this Service's own entry in ``listed`` can have changed since it was read.
+                        if listed is not None and state.key in listed:
+                            self._remove_endpoint(state.key, state, uid)
+                        break
+                else:
+                    self._update_pod(state, pod, uid)
 
     def _on_slice(self, event: WatchEvent) -> None:
         """A managed slice deleted by someone else is recreated at the next sync (upstream requeues the
@@ -339,36 +348,40 @@ class EndpointSliceController:
             if s.name == meta["name"] and s.stored:
                 s.stored = False
                 s.name = self._slice_name(key[1])
-                state.dirty[id(s)] = s
+                state.dirty[s] = None
                 self.controller.enqueue(key)
 
     # ------------------------------------------------------------------ endpoint bookkeeping
-    def _update_pod(self, key: ServiceKey, state: _ServiceState, pod: Obj) -> None:
-        uid = pod["metadata"]["uid"]
+    def _update_pod(self, state: _ServiceState, pod: Obj, uid: str) -> None:
+        """Pod ``uid`` matches ``state``'s selector: (re)build its endpoint there."""
+        key = state.key
         current = state.endpoints.get(uid)
-        wire = pod_endpoint(pod, key[1], state.publish_not_ready,
-                            current.wire if current is not None else None)
-        if wire is None:
-            if current is not None:
-                self._remove_endpoint(key, state, uid)
-            return
         if current is not None:
-            if current.wire is wire:
+            previous = current.wire
+            wire = pod_endpoint(pod, key[1], state.publish_not_ready, previous)
+            if wire is previous:
+                return
+            if wire is None:
+                self._remove_endpoint(key, state, uid)
                 return
             current.wire = wire
             s = current.slice
             if s is not None:
-                at = s.position(current)
+                at = bisect_left(s.order, current.key)
                 s.wires[at] = wire
                 s.changed(at)
-                state.dirty[id(s)] = s
+                state.dirty[s] = None
             self.controller.enqueue(key)
+            return
+        wire = pod_endpoint(pod, key[1], state.publish_not_ready)
+        if wire is None:
             return
         meta = pod["metadata"]
         created = meta.get("creationTimestamp") or ""
         state.endpoints[uid] = _Endpoint(f"{created}\0{meta['name']}\0{uid}", wire)
         state.unplaced[uid] = None
-        self._pod_services[uid] = (*self._pod_services.get(uid, ()), key)
+        listed = self._pod_services.get(uid)
+        self._pod_services[uid] = (key,) if listed is None else (*listed, key)
         self.controller.enqueue(key)
 
     def _unlist(self, uid: str, key: ServiceKey) -> None:
@@ -395,7 +408,7 @@ class EndpointSliceController:
             del endpoint.slice.order[at]
             del endpoint.slice.wires[at]
             endpoint.slice.removed(at)
-            state.dirty[id(endpoint.slice)] = endpoint.slice
+            state.dirty[endpoint.slice] = None
         self.controller.enqueue(key)
 
     def _slice_name(self, service_name: str) -> str:
@@ -412,11 +425,11 @@ class EndpointSliceController:
             self._place(svc_key, state)
         dirty = state.dirty
         if dirty:  # nearly always one slice, not emptied: a sync per pod change (batch period 0)
-            for s in dirty.values():
+            for s in dirty:
                 if not s.members:
                     self._retire_empty(state)
                     break
-            for s in list(dirty.values()):
+            for s in list(dirty):
                 self._write(svc_key, state, s)
             dirty.clear()
         if state.doomed:
@@ -456,16 +469,16 @@ class EndpointSliceController:
             target.wires.insert(at, endpoint.wire)
             target.changed(at)
             endpoint.slice = target
-            state.dirty[id(target)] = target
+            state.dirty[target] = None
 
     def _retire_empty(self, state: _ServiceState) -> None:
         """Empty slices go, except one: a Service with a selector always has a slice (the placeholder).
         Only a slice changed since the last sync can have become empty."""
-        for s in [s for s in state.dirty.values() if not s.members]:
+        for s in [s for s in state.dirty if not s.members]:
             if len(state.slices) > 1:
                 state.full_prefix = 0
                 state.slices.remove(s)
-                state.dirty.pop(id(s), None)
+                state.dirty.pop(s, None)
                 if s.stored:
                     state.doomed.append(s)
 
@@ -511,7 +524,7 @@ class EndpointSliceController:
         except ApiError as err:
             if isinstance(err, NotFound) and s.stored:
                 s.stored = False  # deleted meanwhile: create it afresh on the retry
-            state.dirty[id(s)] = s
+            state.dirty[s] = None
             raise
         self.writes += 1
 
