@@ -99,19 +99,24 @@ class _Slice:
     ``p`` before it and the ones after it. Handed to the API server with the next write, which then
     looks for the changed endpoints between the two ends only."""
 
-    def position(self, endpoint: _Endpoint) -> int:
-        return bisect_left(self.order, endpoint.key)
-
     def changed(self, at: int) -> None:
         """The endpoint now at ``at`` is a new one, replacing one or put in (the ones after an insertion
-        moved up by one: counted from the end, they are where they were)."""
-        self.kept_head = min(self.kept_head, at)
-        self.kept_tail = min(self.kept_tail, len(self.wires) - 1 - at)
+        moved up by one: counted from the end, they are where they were). Comparisons, not ``min()``:
+        one per endpoint change, and under cachegrind ``x = min(x, y)`` costs 1,600 instructions
+        against 360 for the test."""
+        if at < self.kept_head:  # noqa: PLR1730 -- see above
+            self.kept_head = at
+        tail = len(self.wires) - 1 - at
+        if tail < self.kept_tail:  # noqa: PLR1730
+            self.kept_tail = tail
 
     def removed(self, at: int) -> None:
-        """The endpoint that was at ``at`` went."""
-        self.kept_head = min(self.kept_head, at)
-        self.kept_tail = min(self.kept_tail, len(self.wires) - at)
+        """The endpoint that was at ``at`` went (comparisons: as :meth:`changed`)."""
+        if at < self.kept_head:  # noqa: PLR1730
+            self.kept_head = at
+        tail = len(self.wires) - at
+        if tail < self.kept_tail:  # noqa: PLR1730
+            self.kept_tail = tail
 
 
 @dataclass(slots=True)
@@ -401,14 +406,15 @@ class EndpointSliceController:
         if endpoint is None:
             return
         state.unplaced.pop(uid, None)
-        if endpoint.slice is not None:
+        s = endpoint.slice
+        if s is not None:
             state.full_prefix = 0
-            endpoint.slice.members.pop(uid, None)
-            at = endpoint.slice.position(endpoint)
-            del endpoint.slice.order[at]
-            del endpoint.slice.wires[at]
-            endpoint.slice.removed(at)
-            state.dirty[endpoint.slice] = None
+            del s.members[uid]
+            at = bisect_left(s.order, endpoint.key)
+            del s.order[at]
+            del s.wires[at]
+            s.removed(at)
+            state.dirty[s] = None
         self.controller.enqueue(key)
 
     def _slice_name(self, service_name: str) -> str:
@@ -425,11 +431,13 @@ class EndpointSliceController:
             self._place(svc_key, state)
         dirty = state.dirty
         if dirty:  # nearly always one slice, not emptied: a sync per pod change (batch period 0)
-            for s in dirty:
+            written = [*dirty]
+            for s in written:
                 if not s.members:
                     self._retire_empty(state)
+                    written = [*dirty]
                     break
-            for s in list(dirty):
+            for s in written:
                 self._write(svc_key, state, s)
             dirty.clear()
         if state.doomed:
@@ -442,9 +450,13 @@ class EndpointSliceController:
 
     def _place(self, key: ServiceKey, state: _ServiceState) -> None:
         """New endpoints, oldest first, each into the slice closest to full (``getSliceToFill``)."""
+        unplaced = state.unplaced
+        endpoints = state.endpoints
         # By (timestamp, name) only: pods that tie there keep the order they came in (a stable sort).
-        pending = sorted(state.unplaced, key=lambda uid: state.endpoints[uid].key.rpartition("\0")[0])
-        state.unplaced.clear()
+        # Nearly always one (a sync per pod change): nothing to sort.
+        pending = [*unplaced] if len(unplaced) == 1 else \
+            sorted(unplaced, key=lambda uid: endpoints[uid].key.rpartition("\0")[0])
+        unplaced.clear()
         slices = state.slices
         for uid in pending:
             target = None
@@ -461,11 +473,12 @@ class EndpointSliceController:
                         break
             if target is None:
                 target = _Slice(self._slice_name(key[1]))
-                state.slices.append(target)
+                slices.append(target)
             target.members[uid] = None
-            endpoint = state.endpoints[uid]
-            at = target.position(endpoint)
-            target.order.insert(at, endpoint.key)
+            endpoint = endpoints[uid]
+            order = target.order
+            at = bisect_left(order, endpoint.key)
+            order.insert(at, endpoint.key)
             target.wires.insert(at, endpoint.wire)
             target.changed(at)
             endpoint.slice = target
@@ -483,7 +496,7 @@ class EndpointSliceController:
                     state.doomed.append(s)
 
     def _write(self, key: ServiceKey, state: _ServiceState, s: _Slice) -> None:
-        wires = list(s.wires)
+        wires = [*s.wires]
         if state.meta_parts is None:
             labels = dict(state.labels)
             if state.headless:
