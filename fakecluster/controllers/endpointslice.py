@@ -173,6 +173,11 @@ _CONDITIONS: dict[tuple[bool, bool, bool], Obj] = {
     for ready in (False, True) for serving in (False, True) for terminating in (False, True)
 }
 """The eight endpoint ``conditions`` values, each one shared dict (stored objects are never changed)."""
+_SERVING = _CONDITIONS[(True, True, False)]
+_PUBLISHED_NOT_SERVING = _CONDITIONS[(True, False, False)]
+_NOT_SERVING = _CONDITIONS[(False, False, False)]
+"""The three of a pod not terminating, picked by tests rather than by a tuple key (a tuple built,
+hashed and compared per endpoint built)."""
 
 
 _TERMINAL = ("Succeeded", "Failed")
@@ -197,7 +202,13 @@ def pod_endpoint(pod: Obj, service_name: str, publish_not_ready: bool,
             serving = cond.get("status") == "True"
             break
     terminating = meta.get("deletionTimestamp") is not None
-    conditions = _CONDITIONS[(publish_not_ready or (serving and not terminating), serving, terminating)]
+    # ready = publishNotReadyAddresses || (serving && !terminating)
+    if terminating:
+        conditions = _CONDITIONS[(publish_not_ready, serving, True)]
+    elif serving:
+        conditions = _SERVING
+    else:
+        conditions = _PUBLISHED_NOT_SERVING if publish_not_ready else _NOT_SERVING
     hostname = spec.get("hostname")
     if not (hostname and spec.get("subdomain") == service_name):
         hostname = None
