@@ -404,21 +404,21 @@ class EndpointSliceController:
         """The pod ``uid`` is no longer in the Service ``key``'s slices (its first mention goes)."""
         listed = self._pod_services.get(uid)
         if listed is not None and key in listed:
-            at = listed.index(key)
-            kept = listed[:at] + listed[at + 1:]
-            if kept:
-                self._pod_services[uid] = kept
-            else:
+            if len(listed) == 1:  # nearly always: a pod in one Service
                 del self._pod_services[uid]
+            else:
+                at = listed.index(key)
+                self._pod_services[uid] = listed[:at] + listed[at + 1:]
 
     def _remove_endpoint(self, key: ServiceKey, state: _ServiceState, uid: str) -> None:
         endpoint = state.endpoints.pop(uid, None)
         self._unlist(uid, key)
         if endpoint is None:
             return
-        state.unplaced.pop(uid, None)
         s = endpoint.slice
-        if s is not None:
+        if s is None:  # not placed yet (a placed endpoint is no longer in ``unplaced``)
+            state.unplaced.pop(uid, None)
+        else:
             state.full_prefix = 0
             del s.members[uid]
             at = bisect_left(s.order, endpoint.key)
