@@ -503,3 +503,34 @@ def test_endpoint_conditions_follow_pod_ready_and_are_the_shared_dicts(
     assert wire["conditions"] is expected
     assert expected == {"ready": publish_not_ready or (serving and not terminating), "serving": serving,
                         "terminating": terminating}
+
+
+@pytest.mark.parametrize("change", ["podIP", "phase"])
+def test_a_status_write_that_keeps_the_conditions_list_but_changes_ip_or_ends_the_pod_is_written(
+        change: str) -> None:
+    """The shortcut for a listed pod's status write that keeps the very conditions list holds only
+    while the IP and the phase class stay too: a new IP is written, a Succeeded pod leaves its slice."""
+    cluster = make_cluster(PodTimings(ready=100.0))
+    client = cluster.client()
+    client.create(service(selector={"app": "a"}))
+    client.create(pod("p"))
+    cluster.run(5)
+    [before] = slices(cluster)
+    assert len(before["endpoints"]) == 1
+    writes = SliceWrites(cluster)
+    stored = client.get("Pod", NS, "p")
+    status = dict(stored["status"])  # conditions: the stored list itself
+    if change == "podIP":
+        status["podIP"] = "10.244.9.9"
+        status["podIPs"] = [{"ip": "10.244.9.9"}]
+    else:
+        status["phase"] = "Succeeded"
+    client.update_status_donated({**stored, "status": status})
+    assert client.get("Pod", NS, "p")["status"]["conditions"] is stored["status"]["conditions"]
+    cluster.run(5.5)
+    assert [t for t, _ in writes.events] == ["MODIFIED"]
+    [after] = slices(cluster)
+    if change == "podIP":
+        assert after["endpoints"][0]["addresses"] == ["10.244.9.9"]
+    else:
+        assert after["endpoints"] == []

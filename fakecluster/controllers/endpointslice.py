@@ -330,11 +330,23 @@ class EndpointSliceController:
             return
         status = pod.get("status")
         old = event.old
-        if old is not None and status is old.get("status"):
-            old_meta = old["metadata"]
-            if meta.get("labels") is old_meta.get("labels") \
-                    and meta.get("deletionTimestamp") == old_meta.get("deletionTimestamp"):
-                return  # nothing an endpoint is made of changed (copy-on-write store: same objects)
+        if old is not None:
+            old_status = old.get("status")
+            # Nothing an endpoint is made of changed (copy-on-write store: the same objects): the
+            # status itself, or, for a listed pod, the status around the very conditions list (so the
+            # same readiness), the same IP, a phase still not terminal and the same spec. The watch
+            # delivered every version, so the pod's endpoints are those built from ``old`` (a listed
+            # pod's ``old`` was not terminal either), and pod_endpoint would return each of them
+            # itself. The kubelet's Pending -> Running write is one: a third of the endpoint builds.
+            if status is old_status or (
+                    listed is not None and status is not None and old_status is not None
+                    and status.get("conditions") is old_status.get("conditions")
+                    and status.get("podIP") == old_status.get("podIP")
+                    and status.get("phase") not in _TERMINAL and pod.get("spec") is old.get("spec")):
+                old_meta = old["metadata"]
+                if meta.get("labels") is old_meta.get("labels") \
+                        and meta.get("deletionTimestamp") == old_meta.get("deletionTimestamp"):
+                    return
         if listed is None and not (status or {}).get("podIP"):
             return  # in no slice, and without an IP in none to come (ShouldPodBeInEndpoints)
         services = self._by_namespace.get(meta.get("namespace", ""))
