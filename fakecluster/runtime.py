@@ -81,13 +81,15 @@ class Controller(Generic[K]):
         """Queue ``key`` to reconcile ``latency + after`` seconds from now, unless due sooner already."""
         if self.stopped:
             return
-        when = self.clock.now + self.latency + after
-        timer = self._due.get(key)
+        clock = self.clock
+        when = clock._now + self.latency + after  # the clock's own field: its property is a call per enqueue
+        due = self._due
+        timer = due.get(key)
         if timer is not None:
             if timer.when <= when:
                 return
             timer.cancel()
-        self._due[key] = self.clock.call_at(when, self._run, key)
+        due[key] = clock.call_at(when, self._run, key)
 
     def _run(self, key: K) -> None:
         self._due.pop(key, None)
@@ -105,7 +107,8 @@ class Controller(Generic[K]):
             delay = capped_backoff(self.backoff_base, failures, self.backoff_max)
             self.enqueue(key, after=delay - self.latency)
             return
-        self._failures.pop(key, None)
+        if self._failures:  # nearly always empty: no lookup then
+            self._failures.pop(key, None)
         if requeue_after is not None and requeue_after >= 0:
             self.enqueue(key, after=max(requeue_after - self.latency, 0.0))
 

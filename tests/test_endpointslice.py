@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakecluster.api.objects import Obj
+import pytest
+
+from fakecluster.api.objects import Obj, condition_true
 from fakecluster.api.watch import WatchEvent
 from fakecluster.client.internal import InternalClient
 from fakecluster.cluster import Cluster, ClusterConfig
 from fakecluster.controllers.endpointslice import (
+    _CONDITIONS,
     CONTROLLER_NAME,
     LABEL_HEADLESS,
     LABEL_MANAGED_BY,
@@ -474,3 +477,60 @@ def test_a_status_write_that_leaves_readiness_and_ip_alone_writes_no_slice() -> 
     assert [t for t, _ in writes.events] == ["MODIFIED"]
     [only] = slices(cluster)
     assert only["endpoints"][0]["conditions"]["serving"] is True
+
+
+@pytest.mark.parametrize("publish_not_ready", [False, True])
+@pytest.mark.parametrize("terminating", [False, True])
+@pytest.mark.parametrize("ready_conditions", [
+    [], [{"type": "Ready", "status": "True"}], [{"type": "Ready", "status": "False"}],
+    [{"type": "Initialized", "status": "True"}, {"type": "Ready", "status": "True"}],
+    [{"type": "Ready", "status": "False"}, {"type": "Ready", "status": "True"}],  # the first one counts
+    [{"type": "ContainersReady", "status": "True"}, {"type": "Ready", "status": "Unknown"}],
+])
+def test_endpoint_conditions_follow_pod_ready_and_are_the_shared_dicts(
+        publish_not_ready: bool, terminating: bool, ready_conditions: list[Obj]) -> None:
+    """``pod_endpoint`` reads readiness as ``condition_true(pod, "Ready")`` does and picks, without a
+    table lookup for a pod not terminating, the very dict of the table of eight:
+    ``ready = publishNotReadyAddresses || (serving && !terminating)``."""
+    body = {**pod("p"), "status": {"podIP": "10.244.0.2", "phase": "Running", "conditions": ready_conditions}}
+    body["metadata"] = {**body["metadata"], "uid": "u"}
+    if terminating:
+        body["metadata"]["deletionTimestamp"] = "2025-01-01T00:00:05Z"
+    serving = condition_true(body, "Ready")
+    wire = pod_endpoint(body, "svc", publish_not_ready)
+    assert wire is not None
+    expected = _CONDITIONS[(publish_not_ready or (serving and not terminating), serving, terminating)]
+    assert wire["conditions"] is expected
+    assert expected == {"ready": publish_not_ready or (serving and not terminating), "serving": serving,
+                        "terminating": terminating}
+
+
+@pytest.mark.parametrize("change", ["podIP", "phase"])
+def test_a_status_write_that_keeps_the_conditions_list_but_changes_ip_or_ends_the_pod_is_written(
+        change: str) -> None:
+    """The shortcut for a listed pod's status write that keeps the very conditions list holds only
+    while the IP and the phase class stay too: a new IP is written, a Succeeded pod leaves its slice."""
+    cluster = make_cluster(PodTimings(ready=100.0))
+    client = cluster.client()
+    client.create(service(selector={"app": "a"}))
+    client.create(pod("p"))
+    cluster.run(5)
+    [before] = slices(cluster)
+    assert len(before["endpoints"]) == 1
+    writes = SliceWrites(cluster)
+    stored = client.get("Pod", NS, "p")
+    status = dict(stored["status"])  # conditions: the stored list itself
+    if change == "podIP":
+        status["podIP"] = "10.244.9.9"
+        status["podIPs"] = [{"ip": "10.244.9.9"}]
+    else:
+        status["phase"] = "Succeeded"
+    client.update_status_donated({**stored, "status": status})
+    assert client.get("Pod", NS, "p")["status"]["conditions"] is stored["status"]["conditions"]
+    cluster.run(5.5)
+    assert [t for t, _ in writes.events] == ["MODIFIED"]
+    [after] = slices(cluster)
+    if change == "podIP":
+        assert after["endpoints"][0]["addresses"] == ["10.244.9.9"]
+    else:
+        assert after["endpoints"] == []
