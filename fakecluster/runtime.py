@@ -82,7 +82,7 @@ class Controller(Generic[K]):
         if self.stopped:
             return
         clock = self.clock
-        when = clock._now + self.latency + after  # the clock's own field: its property is a call per enqueue
+        when = clock.now + self.latency + after
         due = self._due
         timer = due.get(key)
         if timer is not None:
