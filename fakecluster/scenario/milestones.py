@@ -234,7 +234,8 @@ class MilestoneWatch:
         names = self.milestone.fired_by
         if isinstance(trace, TraceLog):
             return trace.named(start, names)
-        new = trace if start == 0 else trace[start:]
+        # Read twice below (names, then events): a list as it is, any other sequence sliced (once).
+        new = trace if start == 0 and isinstance(trace, list) else trace[start:]
         return compress(new, map(names.__contains__, map(_EVENT_NAME, new)))
 
     def _start(self, trace: Sequence[TraceEvent], shapes: Shapes, key: tuple[Any, ...]) -> None:
