@@ -18,7 +18,7 @@ from fakecluster.api.objects import Obj, condition_true
 from fakecluster.api.watch import WatchEvent
 from fakecluster.cluster import Cluster
 from fakecluster.scenario.ordinals import PodOrdinals
-from fakecluster.scenario.trace import TraceEvent, TraceLog
+from fakecluster.scenario.trace import Row, TraceEvent, TraceLog
 from fakecluster.workload_plugin import Slot, WorkloadPlugin
 
 
@@ -109,10 +109,10 @@ class TraceRecorder:
         name = meta["name"]
         # The workload's own events carry its name as their jobset; a pod's share its slot tuple.
         coordinates = SlotFields(name, None, None, None, None) if own_name else self._slot_of(obj)
-        self._add_row((self.cluster.clock.now, kind, meta.get("namespace", ""), name, event, coordinates,
-                       detail))
+        row = (self.cluster.clock.now, kind, meta.get("namespace", ""), name, event, coordinates, detail)
+        self._add_row(row)
         if self.listeners:
-            self._tell_listeners()
+            self._tell_listeners(row)
 
     def _slot_of(self, obj: Obj) -> SlotFields:
         """``plugin.slot_of`` as trace fields, remembered per labels *object* (the plugin reads only the
@@ -234,14 +234,16 @@ class TraceRecorder:
         if len(log) >= 4096:
             self._flush_write_log()
         endpoints = obj.get("endpoints") or ()
-        self._add_row((self.cluster.clock.now, "EndpointSlice", namespace, name, _SLICE_VERBS[etype],
-                       _NO_SLOT, _endpoints_detail(len(endpoints))))
+        row = (self.cluster.clock.now, "EndpointSlice", namespace, name, _SLICE_VERBS[etype], _NO_SLOT,
+               _endpoints_detail(len(endpoints)))
+        self._add_row(row)
         if self.listeners:
-            self._tell_listeners()
+            self._tell_listeners(row)
 
-    def _tell_listeners(self) -> None:
-        """Hand the event just recorded to every listener (the ``when:`` actions' milestone watch)."""
-        record = self.trace[-1]
+    def _tell_listeners(self, row: Row) -> None:
+        """Hand the event just recorded (``row``, the last) to every listener (the ``when:`` actions'
+        milestone watch): built from its row here, not read back through the log's indexing."""
+        record = self.trace.last(row)
         for listener in self.listeners:
             listener(record)
 

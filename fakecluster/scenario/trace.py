@@ -9,9 +9,9 @@ restart attempt) rather than leaving readers to re-derive them from object names
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, count, islice, pairwise, starmap
+from itertools import chain, compress, count, islice, pairwise, starmap
 from operator import itemgetter, le
 from typing import Any, NamedTuple, overload
 
@@ -129,6 +129,8 @@ def in_trace_order(trace: Iterable[TraceEvent]) -> Sequence[TraceEvent]:
 
 _TRACE_ORDER = itemgetter(0, 1)
 """An event's (time, seq): its first two fields."""
+_ROW_EVENT = itemgetter(4)
+"""A :data:`Row`'s event name."""
 _TRACE_ORDER_TIME = itemgetter(0)
 """An event's or a :data:`Row`'s time: its first field."""
 
@@ -211,6 +213,27 @@ class TraceLog(Sequence[TraceEvent]):
 
     def __iter__(self) -> Iterator[TraceEvent]:
         return chain(iter(self._built), map(_event, count(len(self._built)), self._rows))
+
+    def last(self, row: Row) -> TraceEvent:
+        """The last event, given its :data:`Row` (the one just added): its ``seq`` is the log's length
+        less one, and the event is built without an index lookup (the recorder's listeners get one
+        per event)."""
+        time, kind, namespace, name, event, c, detail = row
+        return tuple.__new__(TraceEvent, (time, len(self._built) + len(self._rows) - 1, kind, namespace, name,
+                                          event, c[0], c[1], c[2], c[3], c[4], detail))
+
+    def named(self, start: int, names: Collection[str]) -> list[TraceEvent]:
+        """The events from ``seq`` ``start`` on whose ``event`` is one of ``names``, in order. A
+        milestone's candidates: only they are built from their rows (a milestone is fired by one or
+        two names of the run's some twenty, so most rows are passed over at C speed)."""
+        built, rows = self._built, self._rows
+        done = len(built)
+        found = [e for e in built[start:] if e[5] in names] if start < done else []
+        first = max(start - done, 0)
+        tail = rows[first:] if first else rows  # a slice copies only the references asked for
+        keep = compress(count(done + first), map(names.__contains__, map(_ROW_EVENT, tail)))
+        found.extend(_event(seq, rows[seq - done]) for seq in keep)
+        return found
 
     def in_order(self) -> bool:
         """Whether the events are in trace order: their times never go back (``seq`` always counts up).
