@@ -5,6 +5,7 @@ and nothing else, and the comparison runs end to end as whole processes."""
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -63,3 +64,16 @@ def test_the_comparison_runs_both_sides_as_whole_processes() -> None:
     assert a.cpu[0] > 0 and b.cpu[0] > 0
     assert ratios[0] == pytest.approx(a.cpu[0] / b.cpu[0])
     assert a.instructions is None and b.instructions is None
+
+
+def test_scale_max_wall_seconds_is_each_runs_budget() -> None:
+    """``--max-wall-seconds`` reaches the runner: a budget far below the run's length ends it at the first
+    wall-clock look (4,096 events), which the default 120 s would not; ``network_cost.py --instructions``
+    relies on it to count a 10,000-pod run under valgrind."""
+    argv = [sys.executable, str(BENCHMARKS / "scale.py"), "--sizes", "1000", "--variant", "plain"]
+    cut = subprocess.run([*argv, "--max-wall-seconds", "0.000001"], capture_output=True, text=True,
+                         check=True)
+    assert "budget exhausted after 4096 events" in cut.stdout
+    assert "limit 1e-06 wall seconds" in cut.stdout
+    whole = subprocess.run(argv, capture_output=True, text=True, check=True)
+    assert whole.stdout.rstrip().endswith(" ok")
