@@ -450,16 +450,22 @@ def test_a_pods_services_are_kept_in_the_order_they_listed_it_and_forgotten_with
     assert [e["targetRef"]["name"] for s in slices(cluster, "two") for e in s.get("endpoints") or ()] == []
 
 
-def test_a_status_write_that_leaves_readiness_and_ip_alone_writes_no_slice() -> None:
-    """A container-only status write (the same conditions, IP and phase class) keeps the endpoint, the
-    very object, and writes nothing; a readiness change is written."""
+def _one_listed_pod_not_ready() -> tuple[Cluster, Any, Obj, SliceWrites]:
+    """A Service and its one pod, listed with an IP and not Ready yet (Ready at 100 s): the cluster,
+    a client, the slice as written, and a recorder of the slice writes from now on."""
     cluster = make_cluster(PodTimings(ready=100.0))
     client = cluster.client()
     client.create(service(selector={"app": "a"}))
     client.create(pod("p"))
     cluster.run(5)
     [before] = slices(cluster)
-    writes = SliceWrites(cluster)
+    return cluster, client, before, SliceWrites(cluster)
+
+
+def test_a_status_write_that_leaves_readiness_and_ip_alone_writes_no_slice() -> None:
+    """A container-only status write (the same conditions, IP and phase class) keeps the endpoint, the
+    very object, and writes nothing; a readiness change is written."""
+    cluster, client, before, writes = _one_listed_pod_not_ready()
     stored = client.get("Pod", NS, "p")
     status = dict(stored["status"])
     status["containerStatuses"] = [{**status["containerStatuses"][0], "restartCount": 1}]
@@ -510,14 +516,8 @@ def test_a_status_write_that_keeps_the_conditions_list_but_changes_ip_or_ends_th
         change: str) -> None:
     """The shortcut for a listed pod's status write that keeps the very conditions list holds only
     while the IP and the phase class stay too: a new IP is written, a Succeeded pod leaves its slice."""
-    cluster = make_cluster(PodTimings(ready=100.0))
-    client = cluster.client()
-    client.create(service(selector={"app": "a"}))
-    client.create(pod("p"))
-    cluster.run(5)
-    [before] = slices(cluster)
+    cluster, client, before, writes = _one_listed_pod_not_ready()
     assert len(before["endpoints"]) == 1
-    writes = SliceWrites(cluster)
     stored = client.get("Pod", NS, "p")
     status = dict(stored["status"])  # conditions: the stored list itself
     if change == "podIP":

@@ -384,16 +384,11 @@ class WritePath:
             return old  # no-op: no new revision, no watch event
         if subresource != "status" and self._generation_changed(rtype, new, old):
             new["metadata"]["generation"] = old["metadata"].get("generation", 0) + 1
-        # _next_rv and _put written out, as in _store_short: every pod status write ends here.
-        self._rv += 1
-        self.writes += 1
         new_meta = new["metadata"]
-        new_meta["resourceVersion"] = str(self._rv)
+        new_meta["resourceVersion"] = self._next_rv()
         if new_meta.get("deletionTimestamp") is not None and self._should_remove(rtype, new):
             return self._remove(kind, key, new, rv_assigned=True)
-        self._storage_put(kind, key, new, old)
-        if self._snapshots is not None:
-            self._snapshots.stored(new)
+        self._put(kind, key, new, old)
         if rtype.stored_valid and subresource != "status":
             self._storage.valid_specs[(kind, key)] = new.get("spec")  # validated above (or kept from `old`)
         self._fanout.notify("MODIFIED", kind, new, old)
@@ -408,7 +403,7 @@ class WritePath:
             if guard is not None:
                 guard.handed(old)
             return old
-        # _next_rv and _put written out: this runs at every slice write.
+        # _next_rv and _put written out: this runs at every slice write (three per pod); keep in step.
         self._rv += 1
         self.writes += 1
         new["metadata"]["resourceVersion"] = str(self._rv)
