@@ -224,15 +224,11 @@ class TraceRecorder:
 
     def _on_endpoint_slice(self, event: WatchEvent) -> None:
         """Slices are in the trace (format 1.1): created, updated, deleted, with how many endpoints
-        they list (``endpoints 4``). The write is logged here as :meth:`_log_write` logs it, without
-        its call: a slice is written some three times per pod."""
+        they list (``endpoints 4``)."""
+        self._log_write(event)  # the one place the write digest's line is formatted
         obj = event.object
         meta = obj["metadata"]
         namespace, name, etype = meta.get("namespace", ""), meta["name"], event.type
-        log = self._write_log
-        log.append(f"{etype} {event.kind} {namespace}/{name} {meta.get('resourceVersion')}\n")
-        if len(log) >= 4096:
-            self._flush_write_log()
         endpoints = obj.get("endpoints") or ()
         row = (self.cluster.clock.now, "EndpointSlice", namespace, name, _SLICE_VERBS[etype], _NO_SLOT,
                _endpoints_detail(len(endpoints)))

@@ -218,9 +218,7 @@ class TraceLog(Sequence[TraceEvent]):
         """The last event, given its :data:`Row` (the one just added): its ``seq`` is the log's length
         less one, and the event is built without an index lookup (the recorder's listeners get one
         per event)."""
-        time, kind, namespace, name, event, c, detail = row
-        return tuple.__new__(TraceEvent, (time, len(self._built) + len(self._rows) - 1, kind, namespace, name,
-                                          event, c[0], c[1], c[2], c[3], c[4], detail))
+        return _event(len(self._built) + len(self._rows) - 1, row)
 
     def named(self, start: int, names: Collection[str]) -> list[TraceEvent]:
         """The events from ``seq`` ``start`` on whose ``event`` is one of ``names``, in order. A
