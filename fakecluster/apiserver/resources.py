@@ -36,6 +36,15 @@ def _own_metadata(meta: Obj, template: Obj) -> Obj:
 
 
 _STRING_MAPS = ("labels", "annotations")
+_STORED_VALID_TOP = ("apiVersion", "kind")
+"""Top-level fields besides ``spec`` and ``metadata`` that every write path validates before it stores
+them (a create checks the whole object, an update all but ``status``, a status write or ``pods/binding``
+keeps the stored ones): for a :attr:`ResourceType.stored_valid` kind, a stored object's values of these
+passed the schema too."""
+_nothing_else_valid: dict[type[Any], bool] = {}
+"""Per model: whether ``{"metadata": {}}`` passes it (what is left to check of an update that changed
+nothing outside its spec and metadata but some metadata values the stored ones vouch for): the validator
+is deterministic, so it is asked once."""
 
 
 class Strategy:
@@ -120,6 +129,7 @@ class ResourceType:
         spec_template: Obj | None = None,
         meta_template: Obj | None = None,
         stored: Obj | None = None,
+        known_spec: Obj | None = None,
     ) -> list[FieldError]:
         """Schema errors of ``obj``.
 
@@ -163,7 +173,9 @@ class ResourceType:
                 partial = partial_model(model)
                 if partial is not None:
                     rest = {k: v for k, v in obj.items() if k != "spec"}
-                    rest["spec"] = {k: v for k, v in spec.items() if spec_template.get(k, _ABSENT) is not v}
+                    known = known_spec if known_spec is not None else {}
+                    rest["spec"] = {k: v for k, v in spec.items() if spec_template.get(k, _ABSENT) is not v
+                                    and known.get(k, _ABSENT) is not v}
                     meta = rest.get("metadata")
                     if meta_template and isinstance(meta, dict):
                         rest["metadata"] = _own_metadata(meta, meta_template)
@@ -176,6 +188,17 @@ class ResourceType:
             meta = rest.get("metadata")
             if valid_metadata is not None and isinstance(meta, dict):
                 rest["metadata"] = {k: v for k, v in meta.items() if valid_metadata.get(k, _ABSENT) is not v}
+                if stored is not None:
+                    for key in _STORED_VALID_TOP:
+                        if key in rest and stored.get(key, _ABSENT) is rest[key]:
+                            del rest[key]
+                    if len(rest) == 1 and not rest["metadata"]:
+                        verdict = _nothing_else_valid.get(model)
+                        if verdict is None:
+                            verdict = _nothing_else_valid[model] = not validate_model(model, rest)[1]
+                        if verdict:
+                            return []
+                        return validate_model(model, obj)[1]
             if not validate_model(model, rest)[1]:
                 return []
         return validate_model(model, obj)[1]

@@ -88,6 +88,10 @@ class WritePath:
         self.writes = 0
         self._valid_namespaces: set[str] = set()
         """Namespaces already found valid DNS-1123 labels (a run uses a handful)."""
+        self._known_specs: dict[str, Obj] = {}
+        """Per :attr:`~ResourceType.stored_valid` kind, the spec of the object created last: stored, so
+        never changed, and valid; :meth:`create` with a template need not check again the values a new
+        object shares with it (see :meth:`ResourceType.schema_errors` ``known_spec``)."""
         self._pod_scheduled: Obj = {}
         """The ``PodScheduled`` condition :meth:`bind` wrote last: the pods bound in the same second get
         the very same object (nobody changes a stored object), not some 180 bytes each."""
@@ -194,7 +198,8 @@ class WritePath:
         errs = self._meta_errors(meta, rtype)
         if template is not None:
             schema_errs = rtype.schema_errors(obj, spec_template=template.spec,
-                                              meta_template=template.metadata)
+                                              meta_template=template.metadata,
+                                              known_spec=self._known_specs.get(kind))
         else:
             schema_errs = rtype.schema_errors(obj)
         errs += schema_errs or owner_reference_errors(meta)
@@ -231,7 +236,10 @@ class WritePath:
         meta["resourceVersion"] = self._next_rv()
         self._put(kind, key, obj, None)
         if rtype.stored_valid:
-            self._storage.valid_specs[self._storage.kind_key(meta["uid"], kind, key)] = obj.get("spec")
+            spec = obj.get("spec")
+            self._storage.valid_specs[self._storage.kind_key(meta["uid"], kind, key)] = spec
+            if type(spec) is dict:
+                self._known_specs[kind] = spec
         self._fanout.notify("ADDED", kind, obj, None)
         if self._snapshots is not None:
             self._snapshots.handed(obj)
