@@ -7,15 +7,17 @@ the rules for what a write may change (``PrepareForCreate``, ``PrepareForUpdate`
 
 from __future__ import annotations
 
+import types
+import typing
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from pydantic import BaseModel, RootModel, create_model
+from pydantic.fields import FieldInfo
 
 from fakecluster.api.errors import FieldError
 from fakecluster.api.objects import Obj, shared_ends
-from fakecluster.api.validation import partial_model, validate_model
-
-if TYPE_CHECKING:
-    from pydantic import BaseModel
+from fakecluster.api.validation import PlainCheck, partial_model, plain_check, validate_model
 
 _ABSENT = object()
 
@@ -45,6 +47,106 @@ _nothing_else_valid: dict[type[Any], bool] = {}
 """Per model: whether ``{"metadata": {}}`` passes it (what is left to check of an update that changed
 nothing outside its spec and metadata but some metadata values the stored ones vouch for): the validator
 is deterministic, so it is asked once."""
+
+
+_FieldCheck = tuple["PlainCheck | None", "type[BaseModel] | None", bool]
+_FieldChecks = dict[str, _FieldCheck]
+_field_checks: dict[type[BaseModel], _FieldChecks | None] = {}
+
+
+def _on_its_own(model: type[BaseModel]) -> bool:
+    """Whether ``model`` validates each field present on its own and accepts any of them left out: no
+    validators of any kind, no required field, no post-init hook, not a root model. Then an object
+    passes iff each of its fields does."""
+    decorators = model.__pydantic_decorators__
+    return not (decorators.model_validators or decorators.field_validators or decorators.root_validators
+                or decorators.validators or issubclass(model, RootModel)
+                or model.__pydantic_post_init__ is not None or model.__pydantic_custom_init__
+                or any(info.is_required() for info in model.model_fields.values()))
+
+
+def _nested_model(info: FieldInfo) -> type[BaseModel] | None:
+    """The model a field holds, when it is declared as exactly ``M`` or ``M | None`` without constraints
+    (a dict value is then validated as ``M``, whatever else)."""
+    annotation: Any = info.annotation
+    if info.metadata or info.discriminator is not None:
+        return None
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        members = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(members) != 1 or len(typing.get_args(annotation)) != 2:
+            return None
+        annotation = members[0]
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel) and _on_its_own(annotation):
+        return annotation
+    return None
+
+
+_BUILD: Any = object()
+"""A field whose check is not built yet (:func:`_field_check`)."""
+
+
+def _checks_of(model: type[BaseModel]) -> _FieldChecks | None:
+    """Per wire name of ``model``'s fields, its check (:func:`_field_check`), built the first time a
+    field is met (a pod's create meets five of PodSpec's forty fields; building one costs a model).
+    None if ``model`` does not validate its fields on their own."""
+    if model in _field_checks:
+        return _field_checks[model]
+    checks: _FieldChecks | None = None
+    if _on_its_own(model):
+        checks = {}
+        for name, info in model.model_fields.items():
+            wire = info.validation_alias if info.validation_alias is not None else (info.alias or name)
+            if isinstance(wire, str):
+                checks[wire] = _BUILD
+    _field_checks[model] = checks
+    return checks
+
+
+def _field_check(model: type[BaseModel], wire: str) -> _FieldCheck:
+    """The :func:`~fakecluster.api.validation.plain_check` of a model of ``model``'s field ``wire``
+    alone, declared as ``model`` declares it (same annotation, constraints, alias and config; None where
+    the plain check does not model it); the model the field holds when a dict value is validated as
+    that model on its own (``metadata``'s ``ObjectMeta``, a partial spec); and whether the plain check
+    accepts a string there. A plain check passes a leaf on its exact type alone (``type(v) is str``,
+    for a node without constraints), so then it accepts every ``str``, and :func:`_unvouched` need not
+    call it for one (most fields a create leaves to check are strings: names, ``kind``, ``hostname``)."""
+    for name, info in model.model_fields.items():
+        if (info.validation_alias if info.validation_alias is not None else (info.alias or name)) == wire:
+            one: type[BaseModel] = create_model(  # type: ignore[call-overload]
+                f"{model.__name__}_{name}", __config__=model.model_config,
+                **{name: (info.annotation, FieldInfo.merge_field_infos(info, default=None))})
+            check = plain_check(one)
+            return check, _nested_model(info), check is not None and check({wire: ""}, None)
+    return None, None, False
+
+
+def _unvouched(model: type[BaseModel], obj: Obj) -> Obj:
+    """What of ``obj`` (a dict to validate against ``model``) the plain checks of single fields do not
+    vouch for: a field whose check accepts it is valid as ``model``'s field (a plain check accepts only
+    what the validator accepts), and within a field that holds a model validating its fields on its own,
+    the same, field by field. If ``model`` validates its fields on their own (:func:`_on_its_own`),
+    ``obj`` passes ``model`` iff what is returned does; an empty result passes."""
+    checks = _checks_of(model)
+    if checks is None:
+        return obj
+    left: Obj = {}
+    for key, value in obj.items():
+        entry = checks.get(key)
+        if entry is None:
+            left[key] = value
+            continue
+        if entry is _BUILD:
+            entry = checks[key] = _field_check(model, key)
+        check, nested, any_string = entry
+        if any_string and type(value) is str:
+            continue
+        if nested is not None and type(value) is dict:
+            inner = _unvouched(nested, value)
+            if inner:
+                left[key] = inner
+        elif check is None or not check({key: value}, None):
+            left[key] = value
+    return left
 
 
 class Strategy:
@@ -179,7 +281,8 @@ class ResourceType:
                     meta = rest.get("metadata")
                     if meta_template and isinstance(meta, dict):
                         rest["metadata"] = _own_metadata(meta, meta_template)
-                    if not validate_model(partial, rest)[1]:
+                    left = _unvouched(partial, rest)  # most often nothing: no pydantic call
+                    if not left or not validate_model(partial, left)[1]:
                         return []
                 return validate_model(model, obj)[1]
         if (valid_spec is not None and spec is valid_spec
