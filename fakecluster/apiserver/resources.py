@@ -203,7 +203,8 @@ class ResourceType:
     """Whether every stored object's ``spec`` and ``metadata`` pass the schema: the strategy's
     create-time defaults only add values the schema accepts, and the server itself only sets metadata
     fields of the types ``ObjectMeta`` declares (name, namespace, uid, timestamps, generation,
-    resourceVersion, deletion grace, finalizers). See :meth:`schema_errors`."""
+    resourceVersion, deletion grace, finalizers); and so do its ``apiVersion`` and ``kind``, which every
+    write validates or keeps (``_STORED_VALID_TOP``). See :meth:`schema_errors`."""
     item_lists: tuple[str, ...] = ()
     """Top-level list fields whose items the schema checks one by one (no constraint spans items, no
     model validator on the kind): an update's items that are the very objects of the stored version's
@@ -257,6 +258,19 @@ class ResourceType:
         object's metadata fields that are those very values are not checked again, nor the labels and
         annotations that are the template's very entries (each ``dict[str, str]`` entry is valid on its
         own). Again any doubt means a full validation.
+
+        ``known_spec``: with ``spec_template``, a spec of this kind the store holds and knows valid (a
+        :attr:`stored_valid` kind's, never mutated): its very values are valid as the same fields of the
+        partial spec (each field is checked on its own), so they are left out too (the tolerations the
+        ``DefaultTolerationSeconds`` plugin gives every pod: one shared list, whose two ``Toleration``
+        models cost half a pod's check). Of what is then left, the fields the plain checks of single
+        fields vouch for are not handed to pydantic either (:func:`_unvouched`; a pod's own names,
+        labels and ``hostname``: usually all of it).
+
+        With ``valid_spec`` and ``valid_metadata`` (a :attr:`stored_valid` kind), ``stored``'s very
+        ``apiVersion`` and ``kind`` are left out as well (they passed when stored, see
+        ``_STORED_VALID_TOP``); should nothing be left but an empty metadata, the model's verdict on that
+        is asked once per model (``_nothing_else_valid``).
         """
         model = self.model
         if model is None:
