@@ -167,7 +167,35 @@ class JobController:
         only on the deletion path, where the Job's finished state decides between syncing the Job and
         cleaning up an orphan. It also hands the pod to its Jobs' views (see job_pod_view), which is
         what spares each sync a pass over all of a Job's pods.
+
+        Nearly every delivery is an update of a live pod that kept its owners: the very
+        ``ownerReferences`` list of the old version, as the store shares what a write did not replace
+        (the scheduler's binding, the kubelet's status writes, the tracking finalizer's removal). Those
+        take a short path: :meth:`_on_pod_event_general` without the parts that cannot apply to them
+        (no expectation is observed, upstream's ``updatePod`` goes to ``deletePod`` only for a pod with
+        a ``deletionTimestamp``, and the controller reference did not change); the same views are
+        fed and the same key is queued (tests/test_job_pod_events.py compares the two).
         """
+        pod = event.object
+        meta = pod["metadata"]
+        old = event.old
+        refs = meta.get("ownerReferences")
+        if (event.type != "MODIFIED" or old is None or refs is not old["metadata"].get("ownerReferences")
+                or meta.get("deletionTimestamp") is not None):
+            self._on_pod_event_general(event)
+            return
+        self._pod_views.on_pod_update(pod, refs)
+        for ref in refs or ():
+            if ref.get("controller"):  # metav1.GetControllerOf
+                if ref.get("kind") == "Job":
+                    job_key = ("Job", meta.get("namespace", ""), ref["name"])
+                    self.controller.enqueue(job_key, SYNC_JOB_BATCH_PERIOD)  # _enqueue_batched
+                return
+        if JOB_TRACKING_FINALIZER in (meta.get("finalizers") or ()):
+            self.controller.enqueue(("Pod", meta.get("namespace", ""), meta["name"]))
+
+    def _on_pod_event_general(self, event: WatchEvent) -> None:
+        """:meth:`_on_pod_event` for any delivery."""
         self._pod_views.on_pod_event(event)
         pod = event.object
         meta = pod["metadata"]

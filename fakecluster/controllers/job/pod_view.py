@@ -101,6 +101,12 @@ index in the same state share them across Jobs, not 104 bytes each. Both caches 
 instructions at 10,000 pods (0.14%)."""
 
 
+_CLASS_OF: tuple[dict[PodFacts, PodClass], dict[PodFacts, PodClass]] = ({}, {})
+""":func:`pod_class` by facts, for ``only_replace_failed`` False and True: a pure function of few
+distinct values, looked up (one hash of the facts) rather than derived again at each pod write whose
+facts changed. Bounded by :data:`_MAX_CLASSES`, as :data:`_CLASSES`."""
+
+
 class TrackedPod(NamedTuple):
     """A pod that still carries the tracking finalizer."""
 
@@ -200,19 +206,34 @@ def _with_finalizers(facts: PodFacts, finalizers: Any) -> PodFacts:
     return _FACTS.setdefault(facts, facts) if len(_FACTS) < _MAX_CLASSES else _FACTS.get(facts, facts)
 
 
-def _with_status(facts: PodFacts, pod: Obj, status: Obj | None, seen_status: Obj | None) -> PodFacts:
-    """``facts`` with the status-derived ones (phase, readiness, restarts) taken from ``pod``, whose
-    status is ``status``; the very same tuple if none of them changed, so the caller knows the class
+def _with_status(facts: PodFacts, status: Obj | None, seen_status: Obj | None) -> PodFacts:
+    """``facts`` with the status-derived ones (phase, readiness, restarts) taken from a pod's new
+    ``status``; the very same tuple if none of them changed, so the caller knows the class
     did not either. ``seen_status``: the status ``facts`` were derived from; its conditions or container
     statuses, where ``status`` holds the very same list (the kubelet keeps what did not change, the
     store never changes it), give the same readiness or restarts without another look."""
     controlled, seen_phase, deleting, index, seen_ready, seen_restarts, has_finalizer = facts
     status, seen_status = status or {}, seen_status or {}
     phase = status.get("phase")
-    ready = seen_ready if status.get("conditions") is seen_status.get("conditions") else is_pod_ready(pod)
-    restarts = (seen_restarts if status.get("containerStatuses") is seen_status.get("containerStatuses")
-                and status.get("initContainerStatuses") is seen_status.get("initContainerStatuses")
-                else restart_count(pod))
+    conditions = status.get("conditions")
+    if conditions is seen_status.get("conditions"):
+        ready = seen_ready
+    else:  # is_pod_ready, on the list at hand
+        ready = False
+        for cond in conditions or ():
+            if cond.get("type") == "Ready":
+                ready = cond.get("status") == "True"
+                break
+    statuses, init_statuses = status.get("containerStatuses"), status.get("initContainerStatuses")
+    if (statuses is seen_status.get("containerStatuses")
+            and init_statuses is seen_status.get("initContainerStatuses")):
+        restarts = seen_restarts
+    else:  # restart_count, on the lists at hand
+        restarts = 0
+        for cs in init_statuses or ():
+            restarts += cs.get("restartCount") or 0
+        for cs in statuses or ():
+            restarts += cs.get("restartCount") or 0
     if phase == seen_phase and ready == seen_ready and restarts == seen_restarts:
         return facts
     facts = _new(PodFacts, (controlled, phase, deleting, index, ready, restarts, has_finalizer))
@@ -233,6 +254,7 @@ class JobPodView:
         self.namespace = namespace
         self.params = params
         self._only_replace_failed = params.only_replace_failed
+        self._class_of = _CLASS_OF[params.only_replace_failed]
         self.pods: dict[Key, _Record] = {}
         self.active = self.terminating = self.tracked = self.ready = self.restarts = 0
         self.active_indexes: dict[int, int] = {}
@@ -260,7 +282,23 @@ class JobPodView:
             self._queued[key] = None if pod is None else self._record(pod, previous)
             return
         seen = self.pods.get(key)
-        self._apply(key, None if pod is None else self._record(pod, seen), seen)
+        if pod is None or seen is None:
+            self._apply(key, None if pod is None else self._classified(pod), seen)
+            return
+        facts = self._facts_after(pod, seen)
+        if facts is None:
+            self._apply(key, self._classified(pod), seen)
+            return
+        # The same pod rewritten, and no sync holds the view, so nothing else refers to its record:
+        # updated in place rather than replaced (a new record per pod write cost more than the rest of
+        # this method), and moved between the counts only if its class changed, as _apply would.
+        if facts is not seen.facts:
+            cls = self._class_of.get(facts) or self._new_class(facts)
+            if cls is not seen.cls and cls != seen.cls:
+                self._count(key, seen, cls, seen.pod["metadata"]["uid"])
+            seen.facts = facts
+            seen.cls = cls
+        seen.pod = pod
 
     def hold(self) -> None:
         """A sync reads the view from now on: queue changes until :meth:`release`."""
@@ -274,33 +312,49 @@ class JobPodView:
         self._queued.clear()
 
     def _record(self, pod: Obj, previous: _Record | None) -> _Record:
-        """Classify ``pod``. Against ``previous`` (the pod's last version here) only the facts whose
-        inputs the write replaced are derived again: the status-derived ones if the status is another
-        object, the finalizer if, of the metadata, only the finalizers list is (the tracking finalizer's
-        removal); any other metadata change, or no previous version, derives everything."""
+        """Classify ``pod``, against ``previous`` (the pod's last version here) if there is one."""
         if previous is None:
             return self._classified(pod)
+        facts = self._facts_after(pod, previous)
+        if facts is None:
+            return self._classified(pod)
+        cls = previous.cls if facts is previous.facts else self._class_of.get(facts) or self._new_class(facts)
+        return _Record(pod, facts, cls)
+
+    @staticmethod
+    def _facts_after(pod: Obj, previous: _Record) -> PodFacts | None:
+        """``pod``'s facts, derived from ``previous`` (the pod's last version here): only those whose
+        inputs the write replaced are derived again, the status-derived ones if the status is another
+        object, the finalizer if, of the metadata, only the finalizers list is (the tracking finalizer's
+        removal); the very tuple ``previous.facts`` if none changed. None if another metadata input
+        changed (or it is another pod under the same name): then everything is derived anew."""
         meta, seen = pod["metadata"], previous.pod
         seen_meta = seen["metadata"]
         if (meta.get("ownerReferences") is not seen_meta.get("ownerReferences")
                 or meta.get("annotations") is not seen_meta.get("annotations")
                 or meta.get("deletionTimestamp") != seen_meta.get("deletionTimestamp")
                 or meta["uid"] != seen_meta["uid"]):
-            return self._classified(pod)
+            return None
         facts = previous.facts
         finalizers = meta.get("finalizers")
         if finalizers is not seen_meta.get("finalizers"):
             facts = _with_finalizers(facts, finalizers)
         status, seen_status = pod.get("status"), seen.get("status")
         if status is not seen_status:
-            facts = _with_status(facts, pod, status, seen_status)
-        cls = previous.cls if facts is previous.facts else pod_class(facts, self._only_replace_failed)
-        return _Record(pod, facts, cls)
+            facts = _with_status(facts, status, seen_status)
+        return facts
 
     def _classified(self, pod: Obj) -> _Record:
         """A pod's record derived from the pod alone."""
         facts = pod_facts(pod, self.job_uid, self.params.indexed)
-        return _Record(pod, facts, pod_class(facts, self._only_replace_failed))
+        return _Record(pod, facts, self._class_of.get(facts) or self._new_class(facts))
+
+    def _new_class(self, facts: PodFacts) -> PodClass:
+        """:func:`pod_class` of facts not met before, remembered (up to :data:`_MAX_CLASSES`)."""
+        cls = pod_class(facts, self._only_replace_failed)
+        if len(self._class_of) < _MAX_CLASSES:
+            self._class_of[facts] = cls
+        return cls
 
     def _apply(self, key: Key, record: _Record | None, seen: _Record | None) -> None:
         if record is None:
@@ -421,6 +475,19 @@ class JobPodViews:
     def forget(self, job_uid: str) -> None:
         """The Job is gone."""
         self._views.pop(job_uid, None)
+
+    def on_pod_update(self, pod: Obj, refs: list[Obj] | None) -> None:
+        """:meth:`on_pod_event` for an update (MODIFIED) of ``pod`` whose old version had the very same
+        ``ownerReferences`` list, ``refs``: the pod goes to the views of those owners, and to no other
+        (it left none)."""
+        views = self._views
+        for ref in refs or ():
+            view = views.get(ref.get("uid", ""))
+            if view is not None:
+                meta = pod["metadata"]
+                namespace = meta.get("namespace", "")
+                if not view.namespace or view.namespace == namespace:
+                    view.pod_changed((namespace, meta["name"]), pod)
 
     def on_pod_event(self, event: WatchEvent) -> None:
         """Hand the pod's new state to the view of every Job it references now or referenced before."""
