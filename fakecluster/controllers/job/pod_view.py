@@ -11,13 +11,16 @@ Instead the controller keeps one :class:`JobPodView` per Job:
 - the Job's first sync lists its pods through the controller's client, exactly the list a sync used to
   read (the pods of the Job's namespace with an ownerReference to the Job's uid), and classifies each;
 - from then on, the controller's pod watch (same client, so the same cache and the same order) hands
-  every written or removed pod to the view, which reclassifies that one pod while it is still in the CPU
-  caches and moves it between the counts and sets it belongs to.
+  every written or removed pod to the view, which keeps the pod's latest version;
+- each sync starts with :meth:`JobPodView.catch_up`: every pod written since the last one is classified
+  once, against the version last classified, and moved between the counts and sets it belongs to. A pod
+  the kubelet wrote several times in between (its status writes come about a second apart, a sync at
+  most once per ``syncJobBatchPeriod``) is classified once, not once per write.
 
 So at the start of a sync the view holds exactly what a fresh list and a full pass would: the same pod
-objects, counts and sets. During a sync (:meth:`JobPodView.hold` … :meth:`JobPodView.release`) the
-sync's own writes are queued and applied afterwards, so what the sync reads stays one consistent
-snapshot, as the list it used to take did. Lists that need key order (the active pods to delete, the
+objects, counts and sets (a pod's classification depends on that pod alone). The sync's own writes wait
+for the next sync like any other, so what the sync reads stays one consistent snapshot, as the list it
+used to take did. Lists that need key order (the active pods to delete, the
 terminated pods whose finalizers go) are sorted when a sync asks for them; those are small or rare.
 Stored objects never change in place (the API server is copy-on-write), so a pod object classified once
 needs no second look.
@@ -265,22 +268,28 @@ class JobPodView:
         self.failed: dict[Key, None] = {}
         self.finished_tracked: dict[Key, None] = {}
         self.tracked_uids: set[str] = set()
-        self._held = False
-        self._queued: dict[Key, _Record | None] = {}
-        """Pods written (their latest record) or gone (None) while a sync holds the view."""
+        self._written: dict[Key, Obj | None] = {}
+        """Pods written (their latest version) or gone (None) since the last :meth:`catch_up`."""
         for pod in pods:
             meta = pod["metadata"]
-            key = (meta.get("namespace", ""), meta["name"])
-            seen = self.pods.get(key)
-            self._apply(key, self._record(pod, seen), seen)
+            self._classify((meta.get("namespace", ""), meta["name"]), pod)
 
     # ------------------------------------------------------------------ feed
     def pod_changed(self, key: Key, pod: Obj | None) -> None:
-        """The pod at ``key`` is now ``pod`` (None: it is gone or no longer references the Job)."""
-        if self._held:
-            previous = self._queued[key] if key in self._queued else self.pods.get(key)
-            self._queued[key] = None if pod is None else self._record(pod, previous)
-            return
+        """The pod at ``key`` is now ``pod`` (None: it is gone or no longer references the Job); counted
+        so from the next :meth:`catch_up`."""
+        self._written[key] = pod
+
+    def catch_up(self) -> None:
+        """Count the pods written since the last call as they are now: a sync reads the view from now
+        on, and it stays as it is (whatever the sync writes) until the next sync calls this again."""
+        classify = self._classify
+        for key, pod in self._written.items():
+            classify(key, pod)
+        self._written.clear()
+
+    def _classify(self, key: Key, pod: Obj | None) -> None:
+        """Count the pod at ``key`` as ``pod`` (None: not at all)."""
         seen = self.pods.get(key)
         if pod is None or seen is None:
             self._apply(key, None if pod is None else self._classified(pod), seen)
@@ -289,9 +298,9 @@ class JobPodView:
         if facts is None:
             self._apply(key, self._classified(pod), seen)
             return
-        # The same pod rewritten, and no sync holds the view, so nothing else refers to its record:
-        # updated in place rather than replaced (a new record per pod write cost more than the rest of
-        # this method), and moved between the counts only if its class changed, as _apply would.
+        # The same pod rewritten: its record is updated in place rather than replaced (a new record per
+        # pod write cost more than the rest of this method), and moved between the counts only if its
+        # class changed, as _apply would.
         if facts is not seen.facts:
             cls = self._class_of.get(facts) or self._new_class(facts)
             if cls is not seen.cls and cls != seen.cls:
@@ -299,27 +308,6 @@ class JobPodView:
             seen.facts = facts
             seen.cls = cls
         seen.pod = pod
-
-    def hold(self) -> None:
-        """A sync reads the view from now on: queue changes until :meth:`release`."""
-        self._held = True
-
-    def release(self) -> None:
-        """The sync is over: apply what it queued (its own writes, and any other pod's)."""
-        self._held = False
-        for key, record in self._queued.items():
-            self._apply(key, record, self.pods.get(key))
-        self._queued.clear()
-
-    def _record(self, pod: Obj, previous: _Record | None) -> _Record:
-        """Classify ``pod``, against ``previous`` (the pod's last version here) if there is one."""
-        if previous is None:
-            return self._classified(pod)
-        facts = self._facts_after(pod, previous)
-        if facts is None:
-            return self._classified(pod)
-        cls = previous.cls if facts is previous.facts else self._class_of.get(facts) or self._new_class(facts)
-        return _Record(pod, facts, cls)
 
     @staticmethod
     def _facts_after(pod: Obj, previous: _Record) -> PodFacts | None:
@@ -458,18 +446,17 @@ class JobPodViews:
         self._views: dict[str, JobPodView] = {}
 
     def hold(self, job_uid: str, namespace: str, params: ViewParams) -> JobPodView | None:
-        """The Job's view, held for a sync; None if it has none yet (or its parameters changed): then
-        the caller lists the pods and :meth:`start` s one."""
+        """The Job's view, caught up for a sync; None if it has none yet (or its parameters changed):
+        then the caller lists the pods and :meth:`start` s one."""
         view = self._views.get(job_uid)
         if view is None or view.params != params or view.namespace != namespace:
             return None
-        view.hold()
+        view.catch_up()
         return view
 
     def start(self, job_uid: str, namespace: str, params: ViewParams, pods: list[Obj]) -> JobPodView:
-        """A new view from ``pods`` (the list a sync just read), held for that sync."""
+        """A new view from ``pods`` (the list a sync just read), for that sync."""
         view = self._views[job_uid] = JobPodView(job_uid, namespace, params, pods)
-        view.hold()
         return view
 
     def forget(self, job_uid: str) -> None:

@@ -130,13 +130,10 @@ class JobSync(StatusTracking):
         """Returns the requeue delay (back-off or ``activeDeadlineSeconds``); raises the first API
         error after status tracking has been flushed, so the work queue retries with back-off."""
         self.pod_view = self._hold_pod_view()
-        try:
-            return self._sync()
-        finally:
-            self.pod_view.release()
+        return self._sync()
 
     def _hold_pod_view(self) -> JobPodView:
-        """The Job's pods as of now, unchanged by this sync's own writes until it releases them."""
+        """The Job's pods as of now, unchanged by this sync's own writes (the next sync counts them)."""
         params = ViewParams(self.indexed, self.completions or 0, self.only_replace_failed)
         view = self._pod_views.hold(self.uid, self.namespace, params)
         if view is None:
