@@ -141,8 +141,9 @@ class ViewParams(NamedTuple):
 class _Record:
     """A pod version, and its facts and class, derived from it.
 
-    A slotted class rather than a named tuple: one is built for every pod write a view sees, and its
-    fields are read several times each; slots are cheaper to build and as cheap to read as an index.
+    A slotted class rather than a named tuple: one is built for every pod a view counts and updated in
+    place as the pod is rewritten, and its fields are read several times each; slots are cheap to build,
+    to set and to read.
     The next version is compared with ``pod`` itself (its metadata parts and status, by identity): a
     copy of those inputs beside it would be some 100 bytes per pod for as long as its Job lives."""
 
