@@ -111,8 +111,8 @@ class ContainerRun:
         self.timers: list[Timer] = []
         self.built_inputs: tuple[Any, ...] | None = None
         self.built_status: Obj = _NOT_BUILT
-        """The last :meth:`status` and the :meth:`_status_inputs` it was built from (two slots, not a
-        pair: a tuple per running container less)."""
+        """The last :meth:`status` and the inputs it was built from (two slots, not a pair: a tuple per
+        running container less)."""
 
     def cancel_timers(self) -> None:
         for timer in self.timers:
@@ -123,12 +123,6 @@ class ContainerRun:
     def exit_code(self) -> int | None:
         return None if self.terminated is None else self.terminated["exitCode"]
 
-    def _status_inputs(self) -> tuple[Any, ...]:
-        """Every field :meth:`_build_status` reads that can change (``name`` and ``image`` never do)."""
-        return (self.state, self.waiting_reason, self.waiting_message, self.started_at, self.terminated,
-                self.last_terminated, self.ready, self.started, self.restart_count, self.ever_ran,
-                self.container_id)
-
     def status(self) -> Obj:
         """``v1.ContainerStatus`` for this container: the last one built while its inputs are unchanged.
 
@@ -137,8 +131,13 @@ class ContainerRun:
         whose state did not change then keeps the very object the stored status holds, so the next status
         compares equal by identity, in C, and a pod with several containers rebuilds only the one that
         changed (``convertToAPIContainerStatuses`` in ``pkg/kubelet/kubelet_pods.go`` rebuilds all of them:
-        the result is equal)."""
-        inputs = self._status_inputs()
+        the result is equal).
+
+        The inputs: every field :meth:`_build_status` reads that can change (``name`` and ``image`` never
+        do), gathered here rather than by a method of their own (a call per status build less)."""
+        inputs = (self.state, self.waiting_reason, self.waiting_message, self.started_at, self.terminated,
+                  self.last_terminated, self.ready, self.started, self.restart_count, self.ever_ran,
+                  self.container_id)
         if inputs == self.built_inputs:
             return self.built_status
         status = self._build_status()
@@ -298,6 +297,8 @@ class PodWorker:
         """``getPhase`` (pkg/kubelet/kubelet_pods.go), over our container states."""
         if self.failed_reason is not None:
             return "Failed"  # generateAPIPodStatus: an eviction result (active deadline) fails the pod
+        if not self.init_containers and len(self.containers) == 1:
+            return self._lone_container_phase(self.containers[0])
         pending_regular_init = pending_sidecars = failed_init = 0
         running = waiting = stopped = succeeded = 0
         for c in self.init_containers:
@@ -342,6 +343,27 @@ class PodWorker:
             return "Failed" if self.restart_policy == "Never" else "Running"
         return "Pending"
 
+    def _lone_container_phase(self, c: ContainerRun) -> str:
+        """:meth:`phase` of a pod whose only container is the regular container ``c`` (most pods): the
+        same answers, without the counters (``tests/test_kubelet_status_build.py`` compares the two)."""
+        state = c.state
+        if state == RUNNING:
+            return "Running"
+        if state == TERMINATED:
+            succeeded = c.exit_code == 0
+        elif c.last_terminated is not None:
+            succeeded = False
+        else:
+            return "Pending"
+        if self.terminal:
+            return "Succeeded" if succeeded else "Failed"
+        policy = self.restart_policy
+        if policy == "Always":
+            return "Running"
+        if succeeded:
+            return "Succeeded"
+        return "Failed" if policy == "Never" else "Running"
+
 
 class ConditionSpec(NamedTuple):
     """A kubelet-owned condition before it becomes a dict. Two equal specs build equal conditions, so
@@ -376,9 +398,10 @@ _INITIALIZED_COMPLETED = ConditionSpec("Initialized", True, "PodCompleted")
 _READY = ConditionSpec("Ready", True)
 _CONTAINERS_READY = ConditionSpec("ContainersReady", True)
 _TERMINAL_READINESS = {
-    reason: (ConditionSpec("Ready", False, reason), ConditionSpec("ContainersReady", False, reason))
-    for reason in ("PodCompleted", "PodFailed")
+    phase: (ConditionSpec("Ready", False, reason), ConditionSpec("ContainersReady", False, reason))
+    for phase, reason in (("Succeeded", "PodCompleted"), ("Failed", "PodFailed"))
 }
+"""``Ready`` and ``ContainersReady`` of a pod in a terminal phase, by phase."""
 
 
 @lru_cache(maxsize=1024)
@@ -407,15 +430,25 @@ Specs = tuple[ConditionSpec, ConditionSpec, ConditionSpec, ConditionSpec]
 def kubelet_condition_specs(worker: PodWorker, phase: str, api_conditions: list[Obj]) -> Specs:
     """PodReadyToStartContainers, Initialized, Ready, ContainersReady (``pkg/kubelet/status/generate.go``)
     as :class:`ConditionSpec` s, in :data:`KUBELET_CONDITIONS` order."""
-    sandbox = (_SANDBOX_READY if worker.sandbox_ready and phase not in TERMINAL_PHASES
-               else _SANDBOX_NOT_READY)
-    initialized = _INITIALIZED_COMPLETED if phase == "Succeeded" else _initialized(worker)
     if phase in TERMINAL_PHASES:
-        ready, containers_ready = _TERMINAL_READINESS["PodCompleted" if phase == "Succeeded" else "PodFailed"]
-        return sandbox, initialized, ready, containers_ready
-    unready = [c.name for c in worker.containers if not c.ready]
+        ready, containers_ready = _TERMINAL_READINESS[phase]
+        initialized = _INITIALIZED_COMPLETED if phase == "Succeeded" else _initialized(worker)
+        return _SANDBOX_NOT_READY, initialized, ready, containers_ready
+    sandbox = _SANDBOX_READY if worker.sandbox_ready else _SANDBOX_NOT_READY
+    containers = worker.containers
     if worker.init_containers:
-        unready[:0] = [c.name for c in worker.init_containers if c.role == SIDECAR and not c.ready]
+        initialized = _initialized(worker)
+        unready = [c.name for c in worker.init_containers if c.role == SIDECAR and not c.ready]
+        unready += [c.name for c in containers if not c.ready]
+    else:
+        initialized = _INITIALIZED
+        if len(containers) == 1:  # most pods: their one container decides, without a list of names
+            if not containers[0].ready:
+                containers_ready, ready = _not_ready((containers[0].name,))
+                return sandbox, initialized, ready, containers_ready
+            unready = _NO_NAMES
+        else:
+            unready = [c.name for c in containers if not c.ready]
     if unready:
         containers_ready, ready = _not_ready(tuple(unready))
         return sandbox, initialized, ready, containers_ready
@@ -425,6 +458,10 @@ def kubelet_condition_specs(worker: PodWorker, phase: str, api_conditions: list[
     ready = ConditionSpec("Ready", False, "ReadinessGatesNotReady", ", ".join(gate_messages)) \
         if gate_messages else _READY
     return sandbox, initialized, ready, _CONTAINERS_READY
+
+
+_NO_NAMES: list[str] = []
+"""No unready container (never changed)."""
 
 
 def _initialized(worker: PodWorker) -> ConditionSpec:
@@ -544,8 +581,16 @@ def _container_statuses(runs: list[ContainerRun], previous: list[Obj] | None) ->
     """The statuses of ``runs``, in order; ``previous`` (the stored list) if it says exactly that. With
     every container unchanged, each status is the very object ``previous`` holds (:meth:`ContainerRun.
     status`), so the comparison is one identity check per container."""
-    statuses = [c.status() for c in runs]
-    return previous if type(previous) is list and statuses == previous else statuses
+    if len(runs) != 1:
+        statuses = [c.status() for c in runs]
+        return previous if type(previous) is list and statuses == previous else statuses
+    # Most pods have one container (of each role they have): no list built to compare.
+    status = runs[0].status()
+    if type(previous) is list and len(previous) == 1:
+        kept = previous[0]
+        if kept is status or kept == status:
+            return previous
+    return [status]
 
 
 def _split_conditions(conditions: list[Obj]) -> tuple[
