@@ -375,21 +375,19 @@ class ConditionSpec(NamedTuple):
     message: str | None = None
 
 
-class BuiltConditions(NamedTuple):
-    """What :func:`build_status` last built, so the next build can reuse it while nobody replaced it."""
-
-    conditions: list[Obj]
-    """The whole ``status.conditions`` list written: the kubelet-owned conditions first, one per type
-    in :data:`KUBELET_CONDITIONS` order, then the other owners' ones it carried over, in order. The
-    split is not kept beside it (two lists per running pod): it is only needed when a condition
-    changes, and then it is two slices of this list."""
-    specs: Sequence[ConditionSpec | None]
-    """The specs the kubelet-owned conditions were built from."""
+BuiltConditions = tuple[list[Obj], Sequence[ConditionSpec | None]]
+"""What :func:`build_status` last built, so the next build can reuse it while nobody replaced it: the
+whole ``status.conditions`` list written (the kubelet-owned conditions first, one per type in
+:data:`KUBELET_CONDITIONS` order, then the other owners' ones it carried over, in order; the split is
+not kept beside it, two lists per running pod: when a condition changes, a copy of this list has it
+replaced), and the specs the kubelet-owned conditions were built from. A plain
+tuple: a named one costs a call (or ``tuple.__new__``, dearer still) at every build that changes a
+condition."""
 
 
 _NO_SPECS: tuple[None, ...] = (None,) * len(KUBELET_CONDITIONS)
 _OWNED = len(KUBELET_CONDITIONS)
-"""How many conditions of a built list are the kubelet's own (:attr:`BuiltConditions.conditions`)."""
+"""How many conditions of a built list are the kubelet's own (the list of a :data:`BuiltConditions`)."""
 # Specs without a message, built once: most status builds produce only these.
 _SANDBOX_READY = ConditionSpec("PodReadyToStartContainers", True)
 _SANDBOX_NOT_READY = ConditionSpec("PodReadyToStartContainers", False)
@@ -549,7 +547,6 @@ def _conditions(worker: PodWorker, phase: str, old_conditions: list[Obj], stamp:
     their order; ``old_conditions`` itself if that is what it says."""
     built = worker.conditions_built
     specs = kubelet_condition_specs(worker, phase, old_conditions)
-    previous_conditions: Sequence[Obj | None]
     if built is not None and built[0] is old_conditions:
         # The very list the last build made (nobody replaced it since: the usual case).
         previous_specs = built[1]
@@ -557,9 +554,23 @@ def _conditions(worker: PodWorker, phase: str, old_conditions: list[Obj], stamp:
             # The stored conditions are what these very specs built last time: the fresh ones would
             # equal them, transition times included, and the stored ones are kept.
             return old_conditions
-        previous_conditions, others = old_conditions[:_OWNED], old_conditions[_OWNED:]
-    else:
-        previous_conditions, others, previous_specs = _split_conditions(old_conditions)
+        # A copy with the conditions whose spec changed replaced (as the loop below would build it,
+        # without splitting the list and joining it again): the first ones are the kubelet's, built
+        # by _condition from ``previous_specs``, none of them None, so their keys are there.
+        conditions = old_conditions.copy()
+        for i in range(_OWNED):
+            spec = specs[i]
+            previous_spec = previous_specs[i]
+            if spec is not previous_spec and spec != previous_spec:
+                before = conditions[i]
+                transition = before["lastTransitionTime"] if before["status"] == (
+                    "True" if spec.status else "False") else stamp
+                fresh = _condition(spec, transition)
+                if fresh != before:
+                    conditions[i] = fresh
+        worker.conditions_built = (conditions, specs)
+        return conditions
+    previous_conditions, others, previous_specs = _split_conditions(old_conditions)
     owned: list[Obj] = []
     for spec, previous, previous_spec in zip(specs, previous_conditions, previous_specs, strict=True):
         if previous is None:
@@ -572,8 +583,7 @@ def _conditions(worker: PodWorker, phase: str, old_conditions: list[Obj], stamp:
             fresh = _condition(spec, transition)
             owned.append(previous if fresh == previous else fresh)
     conditions = [*owned, *others]
-    # tuple.__new__ skips the generated __new__ (a Python call).
-    worker.conditions_built = tuple.__new__(BuiltConditions, (conditions, specs))
+    worker.conditions_built = (conditions, specs)
     return conditions
 
 
