@@ -261,8 +261,8 @@ def change_pod(data: st.DataObject, worker: PodWorker, pod: Obj, stamp: str) -> 
     else:
         status = dict(pod["status"])
         conditions = list(status.get("conditions") or [])
-        if move == "others":  # an evictor's DisruptionTarget, the node controller's Ready=False
-            kind = data.draw(st.sampled_from(["DisruptionTarget", "Ready"]))
+        if move == "others":  # an evictor's DisruptionTarget, the node controller's Ready=False, ...
+            kind = data.draw(st.sampled_from(["DisruptionTarget", "Ready", "ContainersReady"]))
             conditions = [c for c in conditions if c.get("type") != kind]
             conditions.insert(data.draw(st.integers(0, len(conditions))),
                               {"type": kind, "status": "False", "lastProbeTime": None,

@@ -530,8 +530,12 @@ def build_status(worker: PodWorker, pod: Obj, stamp: str) -> Obj:
             or status.get("startTime") is not worker.start_time):
         # The placement fields, unless the stored status holds them already (every status the kubelet
         # wrote since admission, and any other writer's copy of one): the same keys in the same order.
-        status.update(hostIP=worker.host_ip, hostIPs=worker.host_ips, podIP=worker.pod_ip, podIPs=pod_ips,
-                      startTime=worker.start_time)
+        # (Five stores, not an update with keywords: that builds a dict of them first.)
+        status["hostIP"] = worker.host_ip
+        status["hostIPs"] = worker.host_ips
+        status["podIP"] = worker.pod_ip
+        status["podIPs"] = pod_ips
+        status["startTime"] = worker.start_time
     if worker.failed_reason is not None:
         status["reason"], status["message"] = worker.failed_reason
     if worker.init_containers:
@@ -568,6 +572,17 @@ def _conditions(worker: PodWorker, phase: str, old_conditions: list[Obj], stamp:
                 fresh = _condition(spec, transition)
                 if fresh != before:
                     conditions[i] = fresh
+        worker.conditions_built = (conditions, specs)
+        return conditions
+    for condition in old_conditions:
+        if condition.get("type") in KUBELET_CONDITIONS:
+            break
+    else:
+        # None of the kubelet's conditions yet (its first build: the scheduler's PodScheduled only):
+        # each is new, at ``stamp``, before the others' ones, as the loop below would build them.
+        sandbox, initialized, ready, containers_ready = specs
+        conditions = [_condition(sandbox, stamp), _condition(initialized, stamp), _condition(ready, stamp),
+                      _condition(containers_ready, stamp), *old_conditions]
         worker.conditions_built = (conditions, specs)
         return conditions
     previous_conditions, others, previous_specs = _split_conditions(old_conditions)
