@@ -282,9 +282,9 @@ def import_for_good(modules: Sequence[str] = RUN_MODULES) -> None:
     plugin does the like only for a session of scenario files (``pytest_collection_finish``).
 
     The wall-clock freeze is started here too, which the first run would do: starting it walks every
-    loaded module's attributes, which imports some 35 more (modules that load their parts on first
-    access); here that is done once, frozen with the rest, and before ``--workers`` forks, so no worker
-    does it again (a worker's first run took 80 ms longer than its second)."""
+    loaded module's namespace (:func:`fakecluster.wallclock_freeze._clock_attributes`); here that is
+    done once, frozen with the rest, and before ``--workers`` forks, so no worker does it again (a
+    worker's first run took 80 ms longer than its second)."""
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import atexit
 import inspect
+import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from threading import Lock, get_ident
+from typing import Any
 
 from freezegun import api as freezegun_api
 from freezegun import freeze_time
@@ -97,6 +99,29 @@ def _use_real_time() -> bool:
     return False
 
 
+def _clock_attributes(module: object) -> list[tuple[str, Any]]:
+    """The real clocks a loaded module holds (``from time import monotonic``, ``from datetime import
+    datetime``...), as (name, value): what freezegun's ``_get_cached_module_attributes`` returns to the
+    freeze's start, which swaps each for its fake.
+
+    freezegun finds them by calling ``getattr`` for every name ``dir(module)`` lists, three ``dir`` calls
+    a module, over the ~490 loaded modules: a tenth of a plain run's start-up. For a plain module (its
+    type ``ModuleType``) ``getattr`` of a name in its namespace is that namespace's value, so one pass over
+    ``vars(module)`` finds the same clocks. It only leaves out the names a module computes on first
+    access (a module ``__getattr__``, listed by its ``__dir__``): freezegun's ``getattr`` of those
+    imported some 35 modules nothing needs (``pydantic.type_adapter``, ``concurrent.futures.process``,
+    ``unittest.async_case``...), and none of them is a real clock, which the time and datetime modules
+    no longer hand out once the freeze's start has patched them, before this walk. Any other object in
+    ``sys.modules`` goes to freezegun's own function."""
+    if type(module) is not types.ModuleType:
+        return _freezegun_clock_attributes(module)  # type: ignore[no-any-return]
+    real = freezegun_api._real_time_object_ids
+    return [(name, value) for name, value in list(vars(module).items()) if id(value) in real]
+
+
+_freezegun_clock_attributes = freezegun_api._get_cached_module_attributes
+
+
 def freeze_once() -> None:
     """Start the process-wide freeze (idempotent, thread-safe). Until a thread starts a run, every clock
     reads real time — also while the freeze is being started, when other threads (a Dask worker's event
@@ -114,7 +139,11 @@ def freeze_once() -> None:
         _depth = len(freezegun_api.freeze_factories) + 1
         freezegun_api._should_use_real_time = _use_real_time
         freezer = freeze_time(_real_utc_now(), ignore=list(_IGNORE))
-        freezer.start()
+        freezegun_api._get_cached_module_attributes = _clock_attributes
+        try:
+            freezer.start()
+        finally:
+            freezegun_api._get_cached_module_attributes = _freezegun_clock_attributes
         freezegun_api.freeze_factories[-1] = _source  # type: ignore[call-overload]  # any callable will do
         freezegun_api.ignore_lists[-1] = _IGNORE  # without freezegun's defaults: as before, only the tooling
         atexit.register(freezer.stop)
