@@ -42,7 +42,7 @@ PodFailurePolicyAction = Literal["FailJob", "FailIndex", "Ignore", "Count"]
 """``batchv1.PodFailurePolicyAction``."""
 
 
-class PodFailurePolicyOnExitCodesRequirement(K8sModel):
+class PodFailurePolicyOnExitCodesRequirement(K8sModel, defer_build=True):
     """``batchv1.PodFailurePolicyOnExitCodesRequirement``; no ``containerName`` means any container."""
 
     container_name: str | None = None
@@ -50,7 +50,7 @@ class PodFailurePolicyOnExitCodesRequirement(K8sModel):
     values: list[Int32]
 
 
-class PodFailurePolicyOnPodConditionsPattern(K8sModel):
+class PodFailurePolicyOnPodConditionsPattern(K8sModel, defer_build=True):
     """``batchv1.PodFailurePolicyOnPodConditionsPattern``.
 
     ``status`` is required in Go but defaulted to ``True`` by the scheme before validation, and the
@@ -61,7 +61,7 @@ class PodFailurePolicyOnPodConditionsPattern(K8sModel):
     status: ConditionStatus | None = None
 
 
-class PodFailurePolicyRule(K8sModel):
+class PodFailurePolicyRule(K8sModel, defer_build=True):
     """``batchv1.PodFailurePolicyRule``: exactly one of ``onExitCodes``/``onPodConditions`` is set."""
 
     action: PodFailurePolicyAction
@@ -69,20 +69,20 @@ class PodFailurePolicyRule(K8sModel):
     on_pod_conditions: list[PodFailurePolicyOnPodConditionsPattern] | None = None
 
 
-class PodFailurePolicy(K8sModel):
+class PodFailurePolicy(K8sModel, defer_build=True):
     """``batchv1.PodFailurePolicy``: rules are evaluated in order, first match wins."""
 
     rules: list[PodFailurePolicyRule]
 
 
-class SuccessPolicyRule(K8sModel):
+class SuccessPolicyRule(K8sModel, defer_build=True):
     """``batchv1.SuccessPolicyRule`` (Indexed Jobs only)."""
 
     succeeded_indexes: str | None = None
     succeeded_count: Int32 | None = None
 
 
-class SuccessPolicy(K8sModel):
+class SuccessPolicy(K8sModel, defer_build=True):
     """``batchv1.SuccessPolicy`` (GA in 1.33)."""
 
     rules: list[SuccessPolicyRule]
@@ -109,7 +109,7 @@ class JobSpec(K8sModel):
     managed_by: str | None = None
 
 
-class JobCondition(K8sModel):
+class JobCondition(K8sModel, defer_build=True):
     """``batchv1.JobCondition`` (``Complete``, ``Failed``, ``Suspended``, ``FailureTarget``,
     ``SuccessCriteriaMet``); note ``lastProbeTime``, which ``metav1.Condition`` lacks."""
 
@@ -121,14 +121,14 @@ class JobCondition(K8sModel):
     message: str | None = None
 
 
-class UncountedTerminatedPods(K8sModel):
+class UncountedTerminatedPods(K8sModel, defer_build=True):
     """``batchv1.UncountedTerminatedPods``: pod UIDs whose finalizer is being removed (job tracking)."""
 
     succeeded: list[str] | None = None
     failed: list[str] | None = None
 
 
-class JobStatus(K8sModel):
+class JobStatus(K8sModel, defer_build=True):
     """``batchv1.JobStatus``: every 1.34 field. ``terminating`` and ``ready`` are pointers upstream."""
 
     conditions: list[JobCondition] | None = None
@@ -144,7 +144,7 @@ class JobStatus(K8sModel):
     ready: Int32 | None = None
 
 
-class JobTemplateSpec(K8sModel):
+class JobTemplateSpec(K8sModel, defer_build=True):
     """``batchv1.JobTemplateSpec``: the ``template`` of a JobSet ``ReplicatedJob``."""
 
     metadata: ObjectMeta | None = None

@@ -335,7 +335,7 @@ class PodSpec(K8sModel):
     hostname_override: str | None = None
 
 
-class PodTemplateSpec(K8sModel):
+class PodTemplateSpec(K8sModel, defer_build=True):
     """``corev1.PodTemplateSpec``: what a Job stamps its pods from."""
 
     metadata: ObjectMeta | None = None

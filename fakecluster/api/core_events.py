@@ -25,21 +25,21 @@ class ObjectReference(K8sModel):
     field_path: str | None = None
 
 
-class EventSource(K8sModel):
+class EventSource(K8sModel, defer_build=True):
     """``corev1.EventSource`` (``source.component`` such as ``job-controller``)."""
 
     component: str | None = None
     host: str | None = None
 
 
-class EventSeries(K8sModel):
+class EventSeries(K8sModel, defer_build=True):
     """``corev1.EventSeries``: how often an isomorphic event recurred (new-style deduplication)."""
 
     count: Int32 | None = None
     last_observed_time: MicroTime | None = None
 
 
-class Event(TopLevelObject):
+class Event(TopLevelObject, defer_build=True):
     """``corev1.Event`` (API group ``""``, version ``v1``).
 
     ``involvedObject`` is required: an event about nothing cannot be listed by ``kubectl describe``.

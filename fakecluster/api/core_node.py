@@ -27,7 +27,7 @@ TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
 """``corev1.TaintEffect``."""
 
 
-class Taint(K8sModel):
+class Taint(K8sModel, defer_build=True):
     """``corev1.Taint``; ``timeAdded`` is only set for ``NoExecute`` taints (taint-based eviction)."""
 
     key: str
@@ -36,7 +36,7 @@ class Taint(K8sModel):
     time_added: Time | None = None
 
 
-class NodeSpec(K8sModel):
+class NodeSpec(K8sModel, defer_build=True):
     """``corev1.NodeSpec``."""
 
     pod_cidr: str | None = Field(default=None, alias="podCIDR")
@@ -48,7 +48,7 @@ class NodeSpec(K8sModel):
     external_id: str | None = Field(default=None, alias="externalID")
 
 
-class NodeCondition(K8sModel):
+class NodeCondition(K8sModel, defer_build=True):
     """``corev1.NodeCondition`` (``Ready``, ``MemoryPressure``...; free-form for node-problem-detector)."""
 
     type: str
@@ -59,14 +59,14 @@ class NodeCondition(K8sModel):
     message: str | None = None
 
 
-class NodeAddress(K8sModel):
+class NodeAddress(K8sModel, defer_build=True):
     """``corev1.NodeAddress``."""
 
     type: Literal["Hostname", "InternalIP", "ExternalIP", "InternalDNS", "ExternalDNS"]
     address: str
 
 
-class NodeStatus(K8sModel):
+class NodeStatus(K8sModel, defer_build=True):
     """``corev1.NodeStatus``: every 1.34 field."""
 
     capacity: dict[str, Quantity] | None = None

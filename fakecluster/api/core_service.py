@@ -16,7 +16,7 @@ from fakecluster.api.meta import TopLevelObject
 __all__ = ["Service", "ServicePort", "ServiceSpec"]
 
 
-class ServicePort(K8sModel):
+class ServicePort(K8sModel, defer_build=True):
     """``corev1.ServicePort``; ``targetPort`` may name a container port."""
 
     name: str | None = None
@@ -27,7 +27,7 @@ class ServicePort(K8sModel):
     node_port: Int32 | None = None
 
 
-class ServiceSpec(K8sModel):
+class ServiceSpec(K8sModel, defer_build=True):
     """``corev1.ServiceSpec``: every 1.34 field. ``clusterIP: None`` makes the Service headless."""
 
     ports: list[ServicePort] | None = None

@@ -18,7 +18,7 @@ from fakecluster.api.meta import TopLevelObject
 __all__ = ["Endpoint", "EndpointConditions", "EndpointHints", "EndpointPort", "EndpointSlice", "ForZone"]
 
 
-class EndpointConditions(K8sModel):
+class EndpointConditions(K8sModel, defer_build=True):
     """``discovery.EndpointConditions``: ``ready``, ``serving``, ``terminating`` (pointers: may be absent)."""
 
     ready: bool | None = None
@@ -26,15 +26,15 @@ class EndpointConditions(K8sModel):
     terminating: bool | None = None
 
 
-class ForZone(K8sModel):
+class ForZone(K8sModel, defer_build=True):
     name: str
 
 
-class ForNode(K8sModel):
+class ForNode(K8sModel, defer_build=True):
     name: str
 
 
-class EndpointHints(K8sModel):
+class EndpointHints(K8sModel, defer_build=True):
     for_zones: list[ForZone] | None = None
     for_nodes: list[ForNode] | None = None
 
@@ -52,7 +52,7 @@ class Endpoint(K8sModel):
     deprecated_topology: dict[str, str] | None = None
 
 
-class EndpointPort(K8sModel):
+class EndpointPort(K8sModel, defer_build=True):
     name: str | None = None
     protocol: Literal["TCP", "UDP", "SCTP"] | None = None
     port: Int32 | None = None

@@ -14,14 +14,14 @@ from fakecluster.api.meta import TopLevelObject
 __all__ = ["Event", "EventSeries"]
 
 
-class EventSeries(K8sModel):
+class EventSeries(K8sModel, defer_build=True):
     """``eventsv1.EventSeries``: both fields are required once a series exists."""
 
     count: Int32
     last_observed_time: MicroTime
 
 
-class Event(TopLevelObject):
+class Event(TopLevelObject, defer_build=True):
     """``eventsv1.Event``.
 
     ``eventTime`` is required: events.k8s.io/v1 validation rejects an event without it, unlike core/v1.

@@ -71,7 +71,7 @@ class ObjectMeta(K8sModel):
     managed_fields: list[dict[str, Any]] | None = None
 
 
-class ListMeta(K8sModel):
+class ListMeta(K8sModel, defer_build=True):
     """``metav1.ListMeta``: ``resourceVersion`` of a list is where a following watch starts."""
 
     self_link: str | None = None
@@ -108,7 +108,7 @@ class LabelSelector(K8sModel):
     match_expressions: list[LabelSelectorRequirement] | None = None
 
 
-class Condition(K8sModel):
+class Condition(K8sModel, defer_build=True):
     """``metav1.Condition``, the condition type of CRDs such as JobSet (not of Pods or Jobs).
 
     Every field but ``observedGeneration`` is required by the generated CRD schema, with the limits of the

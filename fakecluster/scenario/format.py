@@ -185,7 +185,7 @@ ObjectManifest = Annotated[dict[str, Any], PlainValidator(_object_manifest)]
 # ---------------------------------------------------------------- cluster
 
 
-class Taint(_Model):
+class Taint(_Model, defer_build=True):
     """``validateNodeTaints`` (``pkg/apis/core/validation/validation.go``): a qualified-name key, a
     label-value value, one of the three effects."""
 
@@ -207,7 +207,7 @@ class Taint(_Model):
         return value
 
 
-class NodePool(_Model):
+class NodePool(_Model, defer_build=True):
     """``count`` identical nodes; with ``count > 1`` they are named ``<name>-0``, ``<name>-1``, ..."""
 
     name: str
@@ -317,7 +317,7 @@ class PodIdentity:
     labels: Mapping[str, str] = field(default_factory=dict)
 
 
-class PodMatch(_Model):
+class PodMatch(_Model, defer_build=True):
     jobset: str | None = None
     replicated_job: str | None = None
     job_index: NonNegInt | None = None
@@ -377,13 +377,13 @@ def _exit_runs(values: list[object]) -> ExitSpec:
     return spec
 
 
-class ProbeBehaviour(_Model):
+class ProbeBehaviour(_Model, defer_build=True):
     """How one probe kind answers: it fails during the first ``failFor`` of every container run."""
 
     fail_for: DurationOrNever
 
 
-class ProbeRules(_Model):
+class ProbeRules(_Model, defer_build=True):
     """``probes: {startup|readiness|liveness: {failFor: <duration>|never}}`` (see the kubelet's prober)."""
 
     startup: ProbeBehaviour | None = None
@@ -415,7 +415,7 @@ def _pull_failures(value: object) -> float:
 PullFailures = Annotated[float, PlainValidator(_pull_failures)]
 
 
-class PodRule(_Model):
+class PodRule(_Model, defer_build=True):
     """Timings for matching pods; unset fields fall through to the next matching rule."""
 
     match: PodMatch = Field(default_factory=PodMatch)
@@ -518,24 +518,24 @@ class ObjectTarget(_Model):
         return next(k for k in ("jobset", "job", "service") if getattr(self, k) is not None)
 
 
-class Patch(ObjectTarget):
+class Patch(ObjectTarget, defer_build=True):
     merge: dict[str, Any]
 
 
-class FailPod(_Model):
+class FailPod(_Model, defer_build=True):
     pod: PodRefField
     exit_code: ExitCode = 1
 
 
-class PodTarget(_Model):
+class PodTarget(_Model, defer_build=True):
     pod: PodRefField
 
 
-class FailNode(_Model):
+class FailNode(_Model, defer_build=True):
     node: str
 
 
-class DeleteTarget(ObjectTarget):
+class DeleteTarget(ObjectTarget, defer_build=True):
     """``delete``: the object, and how its dependents go (``kubectl delete --cascade``)."""
 
     propagation_policy: Literal["Background", "Foreground", "Orphan"] = "Background"
@@ -549,7 +549,7 @@ _VERBS = {
 }  # fmt: skip
 
 
-class RejectedAction(_Model):
+class RejectedAction(_Model, defer_build=True):
     """``rejected: {message: <substring>}`` on an action: the write must be refused; a list of substrings
     must all be in the refusal (a webhook refusing for several fields names each)."""
 
@@ -632,7 +632,7 @@ OBJECT_CHECK_KINDS = {"pods": "Pod", "jobs": "Job", "services": "Service", "endp
 (pods by pod reference ``workers[0/1]``, jobs and services by name, endpointslices by Service name)."""
 
 
-class StateCheck(_Model):
+class StateCheck(_Model, defer_build=True):
     """``jobset`` (subset of the one JobSet, or of the one named by its ``name:`` key), ``jobsets``
     (JobSet name -> subset), ``count`` (objects that exist), and the version 1.1 object assertions
     ``pods``, ``jobs``, ``services``, ``endpointslices`` (name -> subset)."""
@@ -696,7 +696,7 @@ def _event_count(value: object, path: str) -> None:
     raise FieldProblem(f"expected a count such as 3 or bounds {{min: 2, max: 5}}, got {value!r}", path)
 
 
-class EventsCheck(_Model):
+class EventsCheck(_Model, defer_build=True):
     """Events of the JobSet, with ``job:`` of a Job, with ``pod:`` of the pods of a slot (or one pod by
     name): ``contains`` in order (subsequence), items may give ``count``; ``absent``: none may match;
     ``exactly``: these events and no others, in this order."""
@@ -728,7 +728,7 @@ class EventsCheck(_Model):
         return self.pod is not None
 
 
-class Rejected(_Model):
+class Rejected(_Model, defer_build=True):
     message: str
 
 
@@ -741,7 +741,7 @@ _COMPANIONS = {
 }  # fmt: skip
 
 
-class Expectation(_Model):
+class Expectation(_Model, defer_build=True):
     """One item of ``expect``; :attr:`kind` says which of the kinds it is."""
 
     order: list[MilestoneField] | None = Field(None, min_length=2)

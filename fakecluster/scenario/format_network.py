@@ -98,7 +98,7 @@ class RetryModel(_Model):
         return self
 
 
-class WaitForModel(_Model):
+class WaitForModel(_Model, defer_build=True):
     """``waitFor``: ``connected``, ``targetsWorking``, ``{peers: N}``, a list of them (all must hold),
     with an optional ``timeout`` and ``exitCode``."""
 
@@ -125,7 +125,7 @@ class WaitForModel(_Model):
         return merged
 
 
-class ConnectTarget(_Model):
+class ConnectTarget(_Model, defer_build=True):
     """``"host:port"`` or ``{replicatedJob: <name>, port: <n>, excludeSelf: bool}``."""
 
     host: str | None = None
@@ -162,7 +162,7 @@ def _work(value: object) -> float | str:
     return parse_duration(value)
 
 
-class ProgramModel(_Model):
+class ProgramModel(_Model, defer_build=True):
     """``pods[].program``: what the pod's container does on the network."""
 
     container: str | None = None

@@ -56,7 +56,7 @@ _Fraction = Annotated[float, PlainValidator(unit_fraction)]
 _Int = Annotated[int, Strict(), Field(ge=0)]
 
 
-class Gap(_Model):
+class Gap(_Model, defer_build=True):
     """``to`` happens at least ``min`` (default 0s) and at most ``max`` after ``from``."""
 
     from_: _Milestone = Field(alias="from")
@@ -118,19 +118,19 @@ class MinMax(_Model, Generic[_Bound]):
 # one module-level name and pickle (a result sent back from a worker process) found the wrong class.
 
 
-class Bounds(MinMax[_Duration]):
+class Bounds(MinMax[_Duration], defer_build=True):
     """Bounds on a duration figure (seconds)."""
 
 
-class Fraction(MinMax[_Fraction]):
+class Fraction(MinMax[_Fraction], defer_build=True):
     """Bounds on a share of runs, numbers within [0, 1]."""
 
 
-class CountBounds(MinMax[_Int]):
+class CountBounds(MinMax[_Int], defer_build=True):
     """Bounds on a count (the number of modes)."""
 
 
-class Slow(_Model):
+class Slow(_Model, defer_build=True):
     """The share of runs whose time is strictly above ``above``."""
 
     above: _Duration
@@ -148,7 +148,7 @@ class Span:
         return str(self.to) if self.start is None else f"from '{self.start}' to '{self.to}'"
 
 
-class _SpanModel(_Model):
+class _SpanModel(_Model, defer_build=True):
     from_: _Milestone = Field(alias="from")
     to: _Milestone
 
@@ -164,7 +164,7 @@ def _span(value: object) -> Span:
     raise ValueError(f"expected a milestone or {{from: <milestone>, to: <milestone>}}, got {value!r}")
 
 
-class Distribution(_Model):
+class Distribution(_Model, defer_build=True):
     """Bounds on the figures of one measured time over every run of a sweep."""
 
     of: Annotated[Span, PlainValidator(_span), PlainSerializer(str)]
@@ -193,7 +193,7 @@ class Distribution(_Model):
         return [(name, b) for name, b in named if b is not None]
 
 
-class Sweep(_Model):
+class Sweep(_Model, defer_build=True):
     """``seeds: N`` runs the scenario with seeds ``seed`` .. ``seed + N - 1``."""
 
     seeds: Annotated[int, Strict(), Field(ge=1, le=MAX_SWEEP_SEEDS)]

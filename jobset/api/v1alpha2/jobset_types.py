@@ -150,14 +150,14 @@ RETENTION_POLICY_RETAIN = "Retain"
 
 
 # --- models -------------------------------------------------------------------------------------------
-class DependsOn(K8sModel):
+class DependsOn(K8sModel, defer_build=True):
     """A ReplicatedJob starts only when the named earlier one is ``Ready`` or ``Complete``."""
 
     name: str
     status: DependsOnStatus
 
 
-class ReplicatedJob(K8sModel):
+class ReplicatedJob(K8sModel, defer_build=True):
     """A group of ``replicas`` identical Jobs named ``<jobset>-<name>-<index>``.
 
     ``replicas`` (CRD default 1) and ``groupName`` (CRD default ``default``) stay ``None`` until CRD
@@ -171,7 +171,7 @@ class ReplicatedJob(K8sModel):
     depends_on: Annotated[list[DependsOn], Field(max_length=5)] | None = None
 
 
-class Network(K8sModel):
+class Network(K8sModel, defer_build=True):
     """Headless-Service DNS for pods; both booleans are defaulted to ``true`` by the webhook."""
 
     enable_dns_hostnames: bool | None = Field(default=None, alias="enableDNSHostnames")
@@ -179,14 +179,14 @@ class Network(K8sModel):
     publish_not_ready_addresses: bool | None = None
 
 
-class SuccessPolicy(K8sModel):
+class SuccessPolicy(K8sModel, defer_build=True):
     """When the JobSet is Completed: ``All`` or ``Any`` Job of ``targetReplicatedJobs`` (empty = all)."""
 
     operator: Operator
     target_replicated_jobs: list[str] | None = None
 
 
-class FailurePolicyRule(K8sModel):
+class FailurePolicyRule(K8sModel, defer_build=True):
     """One rule of ``failurePolicy.rules``; the first matching rule wins.
 
     ``name`` is required by the CRD schema but optional here: the mutating webhook names unnamed rules
@@ -200,7 +200,7 @@ class FailurePolicyRule(K8sModel):
     target_replicated_jobs: list[str] | None = None
 
 
-class FailurePolicy(K8sModel):
+class FailurePolicy(K8sModel, defer_build=True):
     """Restart/fail behaviour; ``None`` means "fail the JobSet on the first Job failure"."""
 
     max_restarts: Int32 | None = None
@@ -208,13 +208,13 @@ class FailurePolicy(K8sModel):
     rules: list[FailurePolicyRule] | None = None
 
 
-class StartupPolicy(K8sModel):
+class StartupPolicy(K8sModel, defer_build=True):
     """Deprecated upstream in favour of ``dependsOn``; ``InOrder`` starts ReplicatedJobs one by one."""
 
     startup_policy_order: StartupPolicyOptions
 
 
-class Coordinator(K8sModel):
+class Coordinator(K8sModel, defer_build=True):
     """The pod whose stable DNS name is published to all pods as the ``coordinator`` label."""
 
     replicated_job: str
@@ -222,20 +222,20 @@ class Coordinator(K8sModel):
     pod_index: Int64 | None = None
 
 
-class VolumeRetentionPolicy(K8sModel):
+class VolumeRetentionPolicy(K8sModel, defer_build=True):
     """What happens to the shared PVCs when the JobSet is deleted."""
 
     when_deleted: RetentionPolicyType | None = None
 
 
-class VolumeClaimPolicy(K8sModel):
+class VolumeClaimPolicy(K8sModel, defer_build=True):
     """Shared PVCs named ``<template>-<jobset>``; templates are opaque PersistentVolumeClaims."""
 
     templates: Annotated[list[dict[str, Any]], Field(max_length=50)] | None = None
     retention_policy: VolumeRetentionPolicy | None = None
 
 
-class JobSetSpec(K8sModel):
+class JobSetSpec(K8sModel, defer_build=True):
     """``JobSetSpec``; the mutually-exclusive and immutability CEL rules are enforced by the webhook code."""
 
     replicated_jobs: list[ReplicatedJob] | None = None
@@ -250,7 +250,7 @@ class JobSetSpec(K8sModel):
     volume_claim_policies: Annotated[list[VolumeClaimPolicy], Field(max_length=50)] | None = None
 
 
-class ReplicatedJobStatus(K8sModel):
+class ReplicatedJobStatus(K8sModel, defer_build=True):
     """Per-ReplicatedJob Job counts of the current run; the six counters are required by the CRD."""
 
     name: str
@@ -282,7 +282,7 @@ class JobSet(TopLevelObject):
     status: JobSetStatus | None = None
 
 
-class JobSetList(TypeMeta):
+class JobSetList(TypeMeta, defer_build=True):
     """``JobSetList``."""
 
     metadata: ListMeta | None = None
