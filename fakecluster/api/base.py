@@ -21,9 +21,20 @@ API server does:
 - Go string enums that are *not* pointers (``restartPolicy``, ``imagePullPolicy``, ``dnsPolicy``...)
   also accept ``""``: in Go an empty string is indistinguishable from an omitted field and the scheme
   defaulter fills it. Validation strips ``""`` from the "supported values" it reports, as upstream does.
-"""
 
-from __future__ import annotations
+Two rules keep what the models cost at import down (a small run mostly pays its start-up):
+
+- A model module (here, :mod:`jobset.api` and the scenario format's) does not
+  ``from __future__ import annotations``: pydantic then takes each annotation as the object it is
+  instead of compiling and evaluating its string, some 50 M instructions of a run's start; a validator
+  returning its model says ``Self``, a model naming a later one quotes it (``tests/test_model_build.py``).
+- ``defer_build=True`` marks a model that no run validates on its own: one only reached through the one
+  model that contains it, which builds its schema inline anyway (``PodTemplateSpec`` in ``JobSpec``),
+  or one no run uses at all (``Event``). Built with the parent only, it is not built a second time, its
+  own validator and serializer, at import; should anything validate it directly, pydantic builds it
+  then, as it would have at import. A model more than one built model contains (``PodSpec``) or that
+  code validates directly (``Action``, ``ExitSpec``) is built at once, so its schema is made once.
+"""
 
 from typing import Annotated
 

@@ -6,8 +6,6 @@ between the JobSet controller and the fake Job controller: the whole 1.34 spec (
 (``terminating``, ``uncountedTerminatedPods``, ``ready``) are typed.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from fakecluster.api.base import Int32, Int64, K8sModel, Time

@@ -9,8 +9,6 @@ The status side lives in :mod:`fakecluster.api.core_status`, Node/Service/Event 
 they are re-exported here so ``from fakecluster.api.core import Node`` works like ``corev1.Node``.
 """
 
-from __future__ import annotations
-
 from typing import Any, Literal
 
 from pydantic import Field

@@ -5,8 +5,6 @@ Events; the JobSet controller's recorder (``events.EventRecorder``) writes event
 :mod:`fakecluster.api.events`. Both shapes are stored so scenarios can assert on either.
 """
 
-from __future__ import annotations
-
 from fakecluster.api.base import Int32, K8sModel, MicroTime, Time
 from fakecluster.api.meta import TopLevelObject
 

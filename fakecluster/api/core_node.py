@@ -4,8 +4,6 @@ The fake scheduler reads taints, ``unschedulable`` and ``allocatable``; the node
 writes the ``Ready`` condition. Node info, images and volume bookkeeping are accepted but kept opaque.
 """
 
-from __future__ import annotations
-
 from typing import Any, Literal
 
 from pydantic import Field

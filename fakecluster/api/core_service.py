@@ -4,8 +4,6 @@ JobSet creates a headless Service (``clusterIP: None``, ``publishNotReadyAddress
 EndpointSlice controller and the fake DNS read ``selector``, ``ports`` and ``publishNotReadyAddresses``.
 """
 
-from __future__ import annotations
-
 from typing import Any, Literal
 
 from pydantic import Field

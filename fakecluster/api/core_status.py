@@ -7,8 +7,6 @@ Fields the real kubelet always serialises (Go fields without ``omitempty``, such
 cluster produces.
 """
 
-from __future__ import annotations
-
 from typing import Any, Literal
 
 from pydantic import Field

@@ -5,8 +5,6 @@ DNS server (:mod:`fakecluster.network.dns`). Every 1.34 field is accepted; ``add
 ``endpoints`` are required on the wire (``ports`` may be null), as upstream's validation says.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import Field

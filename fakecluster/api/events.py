@@ -5,8 +5,6 @@ This is the shape the JobSet controller's ``events.EventRecorder`` writes (``reg
 legacy fields the API server converts to and from.
 """
 
-from __future__ import annotations
-
 from fakecluster.api.base import Int32, K8sModel, MicroTime, Time
 from fakecluster.api.core_events import EventSource, ObjectReference
 from fakecluster.api.meta import TopLevelObject

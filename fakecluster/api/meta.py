@@ -5,8 +5,6 @@ These are shared by every kind, built-in or custom. ``Condition`` carries the ``
 JobSet status with an empty ``reason`` is rejected by a real API server, so it is rejected here too.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal
 
 from pydantic import Field

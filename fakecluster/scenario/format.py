@@ -11,13 +11,11 @@ instead of one error per union branch. The models stay in one module, longer tha
 one contract: reading this file top to bottom should read like the format document.
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     BaseModel,
@@ -217,7 +215,7 @@ class NodePool(_Model, defer_build=True):
     taints: list[Taint] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _node_names_are_subdomains(self) -> NodePool:
+    def _node_names_are_subdomains(self) -> Self:
         """``ValidateNodeName`` is ``NameIsDNSSubdomain``: check the longest name the pool produces."""
         longest = self.node_names()[-1] if self.count else self.name
         problems = is_dns1123_subdomain(longest)
@@ -289,7 +287,7 @@ class ClusterSpec(_Model):
         return self.shuffle_ties
 
     @model_validator(mode="after")
-    def _unique_node_names(self) -> ClusterSpec:
+    def _unique_node_names(self) -> Self:
         seen: set[str] = set()
         total = sum(pool.count for pool in self.nodes or [])
         if total > MAX_NODES:
@@ -345,14 +343,14 @@ class ExitSpec(_Model):
     after: Duration = 0.0
     code: ExitCode = 0
 
-    _runs: list[ExitSpec] = PrivateAttr(default_factory=list)
+    _runs: list["ExitSpec"] = PrivateAttr(default_factory=list)
 
     @property
     def never(self) -> bool:
         return math.isinf(self.after)
 
     @property
-    def runs(self) -> list[ExitSpec]:
+    def runs(self) -> list["ExitSpec"]:
         """Per successive run, when the file gave a list; empty: this one exit for every run."""
         return self._runs
 
@@ -433,7 +431,7 @@ class PodRule(_Model, defer_build=True):
     pull_failures: PullFailures | None = None
 
     @model_validator(mode="after")
-    def _exit_or_program(self) -> PodRule:
+    def _exit_or_program(self) -> Self:
         if self.exit is not None and self.program is not None:
             raise FieldProblem("give 'exit' or 'program', not both: they are one choice", "program")
         return self
@@ -500,7 +498,7 @@ class ObjectTarget(_Model):
     namespace: str | None = None
 
     @model_validator(mode="after")
-    def _exactly_one(self) -> ObjectTarget:
+    def _exactly_one(self) -> Self:
         given = [k for k in ("jobset", "job", "service") if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError(f"give exactly one of jobset, job or service (got {', '.join(given) or 'none'})")
@@ -590,7 +588,7 @@ class Action(_Model):
     """The API server must refuse the action, with a message containing ``rejected.message``."""
 
     @model_validator(mode="after")
-    def _one_trigger_one_verb(self) -> Action:
+    def _one_trigger_one_verb(self) -> Self:
         verbs = [alias for name, alias in _VERBS.items() if name in self.model_fields_set]
         if len(verbs) != 1:
             got = ", ".join(verbs) if verbs else "none"
@@ -647,7 +645,7 @@ class StateCheck(_Model, defer_build=True):
     persistentvolumeclaims: dict[str, dict[str, Any]] | None = None
 
     @model_validator(mode="after")
-    def _something_to_check(self) -> StateCheck:
+    def _something_to_check(self) -> Self:
         if self.jobset is not None and self.jobsets is not None:
             raise FieldProblem("give 'jobset' or 'jobsets', not both", "jobsets")
         if not self.checks_anything():
@@ -710,7 +708,7 @@ class EventsCheck(_Model, defer_build=True):
     exactly: list[dict[str, Any]] | None = None
 
     @model_validator(mode="after")
-    def _something(self) -> EventsCheck:
+    def _something(self) -> Self:
         if self.contains is None and self.absent is None and self.exactly is None:
             raise ValueError("give contains, absent or exactly")
         if self.job is not None and self.pod is not None:
@@ -766,7 +764,7 @@ class Expectation(_Model, defer_build=True):
     distribution: Distribution | None = None
 
     @model_validator(mode="after")
-    def _one_kind(self) -> Expectation:
+    def _one_kind(self) -> Self:
         kinds = [k for k in EXPECTATION_KINDS if k in self.model_fields_set]
         if len(kinds) != 1:
             got = ", ".join(kinds) if kinds else "none"
@@ -835,7 +833,7 @@ class Scenario(_Model):
         return data
 
     @model_validator(mode="after")
-    def _one_way_to_give_jobsets(self) -> Scenario:
+    def _one_way_to_give_jobsets(self) -> Self:
         if self.until <= 0:
             raise FieldProblem("must be greater than 0s", "until")
         if self.jobset is not None and self.jobsets is not None:
@@ -855,7 +853,7 @@ class Scenario(_Model):
         return self
 
     @model_validator(mode="after")
-    def _fail_node_names_a_declared_node(self) -> Scenario:
+    def _fail_node_names_a_declared_node(self) -> Self:
         """With ``cluster.nodes`` declared, every node name is known at load; without, the default
         node's name is an implementation detail, so an unknown name is an action error at run time."""
         if self.cluster.nodes is None:

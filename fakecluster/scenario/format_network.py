@@ -5,10 +5,8 @@ Kept apart from :mod:`fakecluster.scenario.format` so the version-1 contract rea
 module embeds these. Like every scenario model they forbid unknown keys and use the doc's camelCase.
 """
 
-from __future__ import annotations
-
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, Strict, model_validator
 from pydantic.alias_generators import to_camel
@@ -90,7 +88,7 @@ class RetryModel(_Model):
     exit_code: _ExitCode = 1
 
     @model_validator(mode="after")
-    def _positive(self) -> RetryModel:
+    def _positive(self) -> Self:
         if self.interval <= 0:
             raise ValueError("retry.interval must be greater than 0s")
         if self.timeout is not None and self.timeout <= 0:
@@ -146,7 +144,7 @@ class ConnectTarget(_Model, defer_build=True):
         return value
 
     @model_validator(mode="after")
-    def _one_kind(self) -> ConnectTarget:
+    def _one_kind(self) -> Self:
         if (self.host is None) == (self.replicated_job is None):
             raise ValueError("a target is 'host:port' or {replicatedJob: <name>, port: <n>}")
         if self.host is not None:
@@ -177,7 +175,7 @@ class ProgramModel(_Model, defer_build=True):
     ready: Literal["listening", "connected", "working"] | None = None
 
     @model_validator(mode="after")
-    def _coherent(self) -> ProgramModel:
+    def _coherent(self) -> Self:
         if self.ready == "listening" and not self.listen:
             raise ValueError("ready: listening needs ports to listen on (listen: [...])")
         if self.ready == "connected" and not self.connect:

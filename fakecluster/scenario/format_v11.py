@@ -13,8 +13,6 @@ parsed at load time so a typo is reported with its file, line and field path.
 - ``sweep: {seeds: N}``: the scenario is played for seeds ``seed .. seed + N - 1``.
 """
 
-from __future__ import annotations
-
 import math
 from dataclasses import dataclass
 from typing import Annotated, Generic, Self, TypeVar
@@ -65,7 +63,7 @@ class Gap(_Model, defer_build=True):
     max: _Duration | None = None
 
     @model_validator(mode="after")
-    def _bounds(self) -> Gap:
+    def _bounds(self) -> Self:
         if self.min < 0:
             raise FieldProblem("must be 0s or more", "min")
         if self.max is not None and self.max < self.min:
@@ -181,7 +179,7 @@ class Distribution(_Model, defer_build=True):
     above the fast one", whatever the base time of the runs."""
 
     @model_validator(mode="after")
-    def _positive_gap(self) -> Distribution:
+    def _positive_gap(self) -> Self:
         if self.mode_gap <= 0:
             raise FieldProblem("must be greater than 0s", "modeGap")
         return self

@@ -7,8 +7,6 @@ like the one a real API server returns. Defaults (``replicas: 1``, ``groupName: 
 defaults) are *not* applied here: the CRD-defaulting and webhook code does that, as upstream.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
