@@ -114,7 +114,7 @@ def _clock_attributes(module: object) -> list[tuple[str, Any]]:
     no longer hand out once the freeze's start has patched them, before this walk. Any other object in
     ``sys.modules`` goes to freezegun's own function."""
     if type(module) is not types.ModuleType:
-        return _freezegun_clock_attributes(module)  # type: ignore[no-any-return]
+        return _freezegun_clock_attributes(module)  # type: ignore[arg-type]  # sys.modules may hold any object
     real = freezegun_api._real_time_object_ids
     return [(name, value) for name, value in list(vars(module).items()) if id(value) in real]
 

@@ -2,8 +2,8 @@
 rules at the end of its docstring): what a run needs is built as before, and the rest waits."""
 
 from __future__ import annotations
-
 import __future__
+
 import importlib
 import pkgutil
 from types import ModuleType
