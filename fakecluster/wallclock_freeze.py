@@ -1,12 +1,13 @@
 """Keep stray wall-clock reads on virtual time, with freezegun — during runs, in the thread playing them.
 
 Nothing in fakecluster reads the wall clock; third-party code called from a controller might. Starting a
-freeze costs ~2 ms (freezegun patches every loaded module), so it is started once per process and then
-only steered: while a thread plays a scenario (:func:`virtual_time`), every patched clock read *by that
-thread* gives the virtual instant, moved each time the virtual clock advances. Every other read — outside
-a run, or by any other thread of the process — is answered by the real clock itself (``time.monotonic``
-by the real monotonic clock), so the host process (pytest, subprocess time-outs, a benchmark's timer, a
-Dask worker's event loop) is never frozen and never sees a clock jump.
+freeze walks every loaded module for the real clocks it holds (:func:`_clock_attributes`), so it is
+started once per process and then only steered: while a thread plays a scenario (:func:`virtual_time`),
+every patched clock read *by that thread* gives the virtual instant, moved each time the virtual clock
+advances. Every other read — outside a run, or by any other thread of the process — is answered by the
+real clock itself (``time.monotonic`` by the real monotonic clock), so the host process (pytest,
+subprocess time-outs, a benchmark's timer, a Dask worker's event loop) is never frozen and never sees a
+clock jump.
 
 That is why freezegun's own "real time?" rule is replaced (:func:`_use_real_time`), and replaced before
 the freeze starts. freezegun decides by module name alone, and derives every frozen clock (``monotonic``,
