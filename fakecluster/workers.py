@@ -16,16 +16,14 @@ at a time, and the one that kills its worker alone is reported as failed with a 
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import re
 import signal
 import sys
 from collections.abc import Callable, Generator, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fakecluster.scenario.format import Scenario
 from fakecluster.scenario.format_v11 import sweep_seeds
@@ -35,6 +33,9 @@ from fakecluster.scenario.runner import ScenarioResult, as_played, run_scenario
 from fakecluster.scenario.sweep import fold_sweep
 from fakecluster.scenario.trace import TraceEvent
 from fakecluster.session import ProgressCallback
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 __all__ = ["Played", "RunRequest", "cost_hint", "play", "play_in_plan_order", "process_pool", "sweep_hint"]
 
@@ -76,7 +77,13 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
     the platform's own start method elsewhere (macOS spawns: forking there can break system libraries).
     Workers ignore SIGINT: a Ctrl-C at the terminal reaches the whole process group, and it is the
     command's process that answers it (ending the workers) and says ``interrupted``, not every worker
-    with a traceback."""
+    with a traceback.
+
+    The pool's modules (multiprocessing, concurrent.futures: some 40 M instructions) are imported here,
+    not with this module: a run on one process, the usual, never needs them."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
     return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_interrupts)
 
@@ -203,6 +210,8 @@ def _play_jobs(
 ) -> Generator[Played, None, None]:
     """Each run's result in the order of ``requests``, started longest first on ``workers`` processes;
     after a worker died, the runs not yet handed back again, one worker at a time."""
+    from concurrent.futures.process import BrokenProcessPool  # with the pool (see process_pool)
+
     start = 0  # the requests before this one have been yielded
     size = workers
     while start < len(requests):
