@@ -39,52 +39,11 @@ STAMPS = [f"2025-01-01T00:00:{s:02d}Z" for s in range(60)]
 
 # ---------------------------------------------------------------------------------------------- full build
 def full_phase(worker: PodWorker) -> str:
-    """``getPhase`` over every container, with all its counters."""
+    """``getPhase`` over every container, with all its counters: the worker's general path, which the
+    lone-container short way must agree with."""
     if worker.failed_reason is not None:
         return "Failed"
-    pending_regular_init = pending_sidecars = failed_init = 0
-    running = waiting = stopped = succeeded = 0
-    for c in worker.init_containers:
-        if c.role == INIT:
-            if c.state == RUNNING:
-                pending_regular_init += 1
-            elif c.state == TERMINATED:
-                failed_init += c.exit_code != 0
-            elif c.last_terminated is not None:
-                failed_init += c.last_terminated["exitCode"] != 0
-            else:
-                pending_regular_init += 1
-        elif c.state == RUNNING:
-            pending_sidecars += not c.started
-            running += 1
-        elif c.state == WAITING and c.last_terminated is None:
-            pending_sidecars += 1
-            waiting += 1
-    for c in worker.containers:
-        if c.state == RUNNING:
-            running += 1
-        elif c.state == TERMINATED:
-            stopped += 1
-            succeeded += c.exit_code == 0
-        elif c.last_terminated is not None:
-            stopped += 1
-        else:
-            waiting += 1
-    if failed_init and worker.restart_policy == "Never":
-        return "Failed"
-    if pending_regular_init or (pending_sidecars and not worker.regular_started) or waiting:
-        return "Pending"
-    if running:
-        return "Running"
-    if stopped:
-        if worker.terminal:
-            return "Succeeded" if stopped == succeeded else "Failed"
-        if worker.restart_policy == "Always":
-            return "Running"
-        if stopped == succeeded:
-            return "Succeeded"
-        return "Failed" if worker.restart_policy == "Never" else "Running"
-    return "Pending"
+    return worker._counted_phase()
 
 
 def _names(names: list[str]) -> str:

@@ -299,6 +299,11 @@ class PodWorker:
             return "Failed"  # generateAPIPodStatus: an eviction result (active deadline) fails the pod
         if not self.init_containers and len(self.containers) == 1:
             return self._lone_container_phase(self.containers[0])
+        return self._counted_phase()
+
+    def _counted_phase(self) -> str:
+        """``getPhase`` with all its counters, for any pod (:meth:`phase` takes a short way for a lone
+        container; tests/test_kubelet_status_build.py holds the two equal)."""
         pending_regular_init = pending_sidecars = failed_init = 0
         running = waiting = stopped = succeeded = 0
         for c in self.init_containers:
