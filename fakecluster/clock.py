@@ -86,10 +86,29 @@ class Clock:
         return timer
 
     def call_later(self, delay: float, callback: Callable[..., Any], *args: Any) -> Timer:
-        return self.call_at(self.now + max(delay, 0.0), callback, *args)
+        """``call_at(now + max(delay, 0), ...)``, with :meth:`call_at`'s body written out: passing
+        ``*args`` on to another function is a call through ``CALL_FUNCTION_EX`` plus a tuple unpacked
+        and packed again, some 2,700 instructions an event in CPython 3.11 (8,000 events at 2,000 pods).
+        ``max(delay, 0.0)`` is 0.0 exactly when ``delay < 0.0`` (NaN and -0.0 are kept, as by max).
+        :class:`TieShufflingClock` goes back to the general form (its :meth:`call_at` differs)."""
+        if delay < 0.0:  # noqa: PLR1730 -- max() is a builtin call
+            delay = 0.0
+        now = self.now
+        when = now + delay
+        if when < now:  # noqa: PLR1730 -- as call_at (never true for delay >= 0)
+            when = now
+        timer = Timer(when, callback, args)
+        self._seq += 1
+        heapq.heappush(self._heap, (when, self._seq, timer))
+        return timer
 
     def call_soon(self, callback: Callable[..., Any], *args: Any) -> Timer:
-        return self.call_at(self.now, callback, *args)
+        """``call_at(now, ...)``, written out as :meth:`call_later` is."""
+        when = self.now
+        timer = Timer(when, callback, args)
+        self._seq += 1
+        heapq.heappush(self._heap, (when, self._seq, timer))
+        return timer
 
     def pending(self) -> int:
         return sum(1 for _, _, t in self._heap if not t.cancelled)
@@ -188,6 +207,13 @@ class TieShufflingClock(Clock):
             | self._seq
         heapq.heappush(self._heap, (when, key, timer))
         return timer
+
+    def call_later(self, delay: float, callback: Callable[..., Any], *args: Any) -> Timer:
+        """Through this class's :meth:`call_at` (:meth:`Clock.call_later` writes the plain one out)."""
+        return self.call_at(self.now + max(delay, 0.0), callback, *args)
+
+    def call_soon(self, callback: Callable[..., Any], *args: Any) -> Timer:
+        return self.call_at(self.now, callback, *args)
 
     def run(self, until: float) -> bool:
         """:meth:`Clock.run`, noting each event's generation for the events it schedules."""

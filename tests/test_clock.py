@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
+import random
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from fakecluster.clock import EPOCH, Clock, parse_rfc3339, rfc3339
+from fakecluster.clock import EPOCH, Clock, TieShufflingClock, Timer, parse_rfc3339, rfc3339
 
 
 def _recording_clock() -> tuple[Clock, list[tuple[float, str]], Callable[[str], None]]:
@@ -188,3 +190,35 @@ def test_identical_schedules_produce_identical_traces() -> None:
     first = trace()
     assert first == trace()
     assert first[:3] == [(1.0, "fan0"), (1.0, "peer"), (1.0, "soon0")]
+
+
+def _general_call_later(clock: Clock, delay: float, callback: Callable[..., object], *args: object) -> Timer:
+    """The general form :meth:`Clock.call_later` writes out."""
+    return clock.call_at(clock.now + max(delay, 0.0), callback, *args)
+
+
+def test_call_later_and_call_soon_schedule_as_call_at() -> None:
+    """The written-out ``call_later`` / ``call_soon`` give the same times, heap keys and run order as
+    ``call_at(now + max(delay, 0.0))`` / ``call_at(now)``, for every kind of delay."""
+    delays = [-5.0, -1e-300, -0.0, 0.0, 1e-300, 0.001, 0.5, 3.0, 1e9, math.inf, math.nan]
+    for now in (0.0, 0.1, 7.25, 1e6):
+        fast, general = Clock(), Clock()
+        fast.advance_to(now)
+        general.advance_to(now)
+        for i, delay in enumerate(delays):
+            got = fast.call_later(delay, print, i, "later")
+            want = _general_call_later(general, delay, print, i, "later")
+            assert repr(got.when) == repr(want.when) and got.args == want.args and got.callback is print
+            soon, soon_general = fast.call_soon(print, i), general.call_at(general.now, print, i)
+            assert (soon.when, soon.args) == (soon_general.when, soon_general.args)
+        assert [(repr(w), s, t.args) for w, s, t in fast._heap] == \
+               [(repr(w), s, t.args) for w, s, t in general._heap]
+
+
+def test_tie_shuffling_clock_call_later_goes_through_its_call_at() -> None:
+    """:class:`TieShufflingClock` keys every timer by generation and draw: its ``call_later`` /
+    ``call_soon`` must not take the plain clock's written-out path."""
+    clock = TieShufflingClock(random.Random(1))
+    clock.call_later(1.0, print)
+    clock.call_soon(print)
+    assert all(key > clock._seq for _, key, _ in clock._heap)  # a draw above the sequence bits
