@@ -33,11 +33,13 @@ class Timer:
 
     __slots__ = ("args", "callback", "cancelled", "when")
 
-    def __init__(self, when: float, callback: Callable[..., Any], args: tuple[Any, ...]) -> None:
-        self.when = when
-        self.callback = callback
-        self.args = args
-        self.cancelled = False
+    # No __init__: the clock makes a timer with ``Timer()`` and sets its four slots itself. A Python
+    # __init__ runs in a frame of its own, entered from C (type_call -> slot_tp_init), some 900
+    # instructions more per event in CPython 3.11 (16,000 events at 2,000 pods).
+    when: float
+    callback: Callable[..., Any]
+    args: tuple[Any, ...]
+    cancelled: bool
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -80,7 +82,11 @@ class Clock:
     def call_at(self, when: float, callback: Callable[..., Any], *args: Any) -> Timer:
         if when < self.now:  # noqa: PLR1730 -- max() is a builtin call: some 1,200 instructions more per event
             when = self.now
-        timer = Timer(when, callback, args)
+        timer = Timer()
+        timer.when = when
+        timer.callback = callback
+        timer.args = args
+        timer.cancelled = False
         self._seq += 1
         heapq.heappush(self._heap, (when, self._seq, timer))
         return timer
@@ -97,7 +103,11 @@ class Clock:
         when = now + delay
         if when < now:  # noqa: PLR1730 -- as call_at (never true for delay >= 0)
             when = now
-        timer = Timer(when, callback, args)
+        timer = Timer()
+        timer.when = when
+        timer.callback = callback
+        timer.args = args
+        timer.cancelled = False
         self._seq += 1
         heapq.heappush(self._heap, (when, self._seq, timer))
         return timer
@@ -105,7 +115,11 @@ class Clock:
     def call_soon(self, callback: Callable[..., Any], *args: Any) -> Timer:
         """``call_at(now, ...)``, written out as :meth:`call_later` is."""
         when = self.now
-        timer = Timer(when, callback, args)
+        timer = Timer()
+        timer.when = when
+        timer.callback = callback
+        timer.args = args
+        timer.cancelled = False
         self._seq += 1
         heapq.heappush(self._heap, (when, self._seq, timer))
         return timer
@@ -201,7 +215,11 @@ class TieShufflingClock(Clock):
             generation = self._generation + 1
         else:
             generation = 0
-        timer = Timer(when, callback, args)
+        timer = Timer()
+        timer.when = when
+        timer.callback = callback
+        timer.args = args
+        timer.cancelled = False
         self._seq += 1
         key = (((generation << self._DRAW_BITS) | self._rng.getrandbits(self._DRAW_BITS)) << self._SEQ_BITS) \
             | self._seq

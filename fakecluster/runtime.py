@@ -72,6 +72,8 @@ class Controller(Generic[K]):
         """First retry delay after an error; doubles per consecutive failure up to ``backoff_max``
         (controllers built on client-go's own work queue, like the Job controller, use other values)."""
         self.backoff_max = backoff_max
+        self._run_key = self._run
+        """The bound method every timer of this queue calls, made once rather than per enqueue."""
         self._due: dict[K, Timer] = {}
         self._failures: dict[K, int] = {}
         self.stats = ReconcileStats()
@@ -89,7 +91,7 @@ class Controller(Generic[K]):
             if timer.when <= when:
                 return
             timer.cancel()
-        due[key] = clock.call_at(when, self._run, key)
+        due[key] = clock.call_at(when, self._run_key, key)
 
     def _run(self, key: K) -> None:
         self._due.pop(key, None)

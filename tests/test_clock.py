@@ -222,3 +222,14 @@ def test_tie_shuffling_clock_call_later_goes_through_its_call_at() -> None:
     clock.call_later(1.0, print)
     clock.call_soon(print)
     assert all(key > clock._seq for _, key, _ in clock._heap)  # a draw above the sequence bits
+
+
+def test_every_way_of_scheduling_fills_all_four_timer_slots() -> None:
+    """:class:`Timer` has no ``__init__``: each of the clocks' scheduling methods sets its slots."""
+    for clock in (Clock(), TieShufflingClock(random.Random(3))):
+        clock.advance_to(2.0)
+        timers = [clock.call_at(5.0, print, 1), clock.call_at(1.0, print, 2),
+                  clock.call_later(0.5, print, 3), clock.call_soon(print, 4, 5)]
+        assert [(t.when, t.callback, t.args, t.cancelled) for t in timers] == [
+            (5.0, print, (1,), False), (2.0, print, (2,), False), (2.5, print, (3,), False),
+            (2.0, print, (4, 5), False)]
