@@ -99,10 +99,7 @@ class Clock:
         :class:`TieShufflingClock` goes back to the general form (its :meth:`call_at` differs)."""
         if delay < 0.0:  # noqa: PLR1730 -- max() is a builtin call
             delay = 0.0
-        now = self.now
-        when = now + delay
-        if when < now:  # noqa: PLR1730 -- as call_at (never true for delay >= 0)
-            when = now
+        when = self.now + delay  # never before now: delay is >= 0 (or NaN, which call_at keeps too)
         timer = Timer()
         timer.when = when
         timer.callback = callback
