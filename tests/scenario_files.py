@@ -10,6 +10,7 @@ of a written file, so a change to the layout here moves those lines.
 from __future__ import annotations
 
 import copy
+import signal
 import subprocess
 import sys
 import textwrap
@@ -97,3 +98,11 @@ def run_cli(*args: str | Path, cwd: Path = ROOT, timeout: float = 300) -> subpro
         [sys.executable, "-m", "fakecluster", *map(str, args)],
         cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False,
     )  # fmt: skip
+
+
+def interruptible() -> None:
+    """``preexec_fn`` for a command a test interrupts with SIGINT: the signal's default action, as a
+    command started at a terminal has. A test run started in the background by a non-interactive shell
+    (``cmd &``, ``nohup``) inherits SIGINT ignored, Python then keeps ignoring it, and so would the
+    command the test starts: its Ctrl-C would be lost and the test would time out."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from scenario_files import ROOT, jobset_manifest, pods_rule, replicated_job
+from scenario_files import ROOT, interruptible, jobset_manifest, pods_rule, replicated_job
 from scenario_files import run_cli as cli
 
 
@@ -214,6 +214,7 @@ def test_ctrl_c_ends_quietly(tmp_path: Path) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "fakecluster", "run", *[str(big)] * 20],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=interruptible,  # noqa: PLW1509 -- one signal() call, no lock a thread could hold
     )  # fmt: skip
     time.sleep(2.0)
     proc.send_signal(signal.SIGINT)

@@ -21,7 +21,7 @@ import pytest
 from fakecluster.cli import _workers
 from fakecluster.scenario.limits import RunLimits
 from fakecluster.workers import Played, RunRequest, cost_hint, play, play_in_plan_order, process_pool
-from tests.test_cli_usability import run_on_a_terminal, write
+from tests.test_cli_usability import interruptible, run_on_a_terminal, write
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "scenarios"
@@ -156,6 +156,7 @@ def test_ctrl_c_with_workers_ends_quietly_and_leaves_no_worker(tmp_path: Path, w
     proc = subprocess.Popen(
         [sys.executable, "-m", "fakecluster", "run", "-n", "2", *[str(big)] * 20],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=interruptible,  # noqa: PLW1509 -- one signal() call, no lock a thread could hold
     )  # fmt: skip
     time.sleep(3.0)
     if whole_group:
