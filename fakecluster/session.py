@@ -61,7 +61,7 @@ class MilestoneNotReached(AssertionError):
     An ``AssertionError`` so that pytest reports it as a failed check, not as an error in the test."""
 
 
-class _Setup(BaseModel):
+class _Setup(BaseModel, defer_build=True):
     """The cluster-shaping keys of a scenario file (``seed``, ``cluster``, ``pods``), nothing else."""
 
     model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True)

@@ -564,7 +564,7 @@ class RejectedAction(_Model, defer_build=True):
         return [self.message] if isinstance(self.message, str) else list(self.message)
 
 
-class Action(_Model):
+class Action(_Model, defer_build=True):
     """One intervention: ``at`` a time or ``when`` a milestone (+ ``after``), with exactly one verb."""
 
     at: Duration | None = None

@@ -96,7 +96,7 @@ StuckField = Annotated[Stuck, PlainValidator(_stuck)]
 _Bound = TypeVar("_Bound", bound=float)
 
 
-class MinMax(_Model, Generic[_Bound]):
+class MinMax(_Model, Generic[_Bound], defer_build=True):
     """``{min:, max:}``: at least one bound, and ``max`` not below ``min``."""
 
     min: _Bound | None = None
