@@ -37,6 +37,7 @@ from fakecluster.scenario import format as fmt
 from fakecluster.scenario.actions import ActionPlayer
 from fakecluster.scenario.durations import format_duration, parse_duration
 from fakecluster.scenario.errors import ScenarioError
+from fakecluster.scenario.factories import empty_list
 from fakecluster.scenario.loader import problems_from_validation, validate_action, validate_milestone
 from fakecluster.scenario.milestones import Milestone, MilestoneWatch, parse_milestone
 from fakecluster.scenario.ordinals import PodOrdinals
@@ -68,7 +69,7 @@ class _Setup(BaseModel, defer_build=True):
 
     seed: fmt.Int = 0
     cluster: fmt.ClusterSpec = Field(default_factory=fmt.ClusterSpec)
-    pods: list[fmt.PodRule] = Field(default_factory=list)
+    pods: list[fmt.PodRule] = Field(default_factory=empty_list)
 
 
 def network_config(spec: fmt.ClusterSpec) -> NetworkConfig:

@@ -53,3 +53,15 @@ def test_every_model_builds(module: ModuleType) -> None:
         if not model.__pydantic_complete__:
             assert model.model_rebuild() is True
         assert model.__pydantic_complete__, model
+
+
+@pytest.mark.parametrize("module", [*_model_modules(), importlib.import_module("fakecluster.session")],
+                         ids=lambda m: m.__name__)
+def test_no_default_factory_is_a_builtin(module: ModuleType) -> None:
+    """``list``/``dict`` as a default factory cost a tokenize pass each time pydantic reads its signature
+    (:mod:`fakecluster.scenario.factories`): the Python functions there give the same defaults."""
+    for model in _models(module):
+        factories = [(name, info.default_factory) for name, info in model.model_fields.items()]
+        factories += [(name, attr.default_factory) for name, attr in model.__private_attributes__.items()]
+        for name, factory in factories:
+            assert getattr(factory, "__module__", None) != "builtins", f"{model.__name__}.{name}"

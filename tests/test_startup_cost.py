@@ -24,7 +24,9 @@ def subclasses(cls):
         yield sub
         yield from subclasses(sub)
 built = sorted({f"{m.__module__}.{m.__qualname__}" for m in subclasses(BaseModel) if m.__pydantic_complete__})
-print(json.dumps({"status": status, "built": built, "modules": sorted(sys.modules)}))
+tokenize = sys.modules.get("tokenize")
+compiled = tokenize._compile.cache_info().currsize if tokenize is not None else 0
+print(json.dumps({"status": status, "built": built, "modules": sorted(sys.modules), "tokenize": compiled}))
 """
 
 
@@ -57,3 +59,9 @@ print("ok")
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert done.stdout.strip() == "ok"
+
+
+def test_a_plain_run_never_tokenizes_a_signature() -> None:
+    """pydantic reads every default factory's signature; a built-in's (``list``) is parsed by tokenize,
+    whose first use compiles a large regex (:mod:`fakecluster.scenario.factories`)."""
+    assert _plain_run()["tokenize"] == 0

@@ -41,6 +41,7 @@ from fakecluster.api.validation import (
 )
 from fakecluster.scenario.durations import parse_duration
 from fakecluster.scenario.errors import FieldProblem, nearest_line
+from fakecluster.scenario.factories import empty_dict, empty_list
 from fakecluster.scenario.format_network import DnsSpec, Jitter, NetworkSpec, ProgramModel
 from fakecluster.scenario.format_v11 import Distribution, Gap, StuckField, Sweep, unit_fraction
 from fakecluster.scenario.limits import MAX_NODES
@@ -210,9 +211,9 @@ class NodePool(_Model, defer_build=True):
 
     name: str
     count: Annotated[int, Strict(), Field(ge=0, le=MAX_NODES)] = 1
-    capacity: Capacity = Field(default_factory=dict)
-    labels: Labels = Field(default_factory=dict)
-    taints: list[Taint] = Field(default_factory=list)
+    capacity: Capacity = Field(default_factory=empty_dict)
+    labels: Labels = Field(default_factory=empty_dict)
+    taints: list[Taint] = Field(default_factory=empty_list)
 
     @model_validator(mode="after")
     def _node_names_are_subdomains(self) -> Self:
@@ -262,7 +263,7 @@ class ClusterSpec(_Model):
 
     budget: Budget = Field(default_factory=Budget)
     nodes: list[NodePool] | None = None
-    feature_gates: dict[str, Bool] = Field(default_factory=dict)
+    feature_gates: dict[str, Bool] = Field(default_factory=empty_dict)
     latency: Latency = Field(default_factory=Latency)
     faults: Faults = Field(default_factory=Faults)
     informer_lag: Duration = 0.0
@@ -343,7 +344,7 @@ class ExitSpec(_Model):
     after: Duration = 0.0
     code: ExitCode = 0
 
-    _runs: list["ExitSpec"] = PrivateAttr(default_factory=list)
+    _runs: list["ExitSpec"] = PrivateAttr(default_factory=empty_list)
 
     @property
     def never(self) -> bool:
@@ -807,22 +808,22 @@ class Scenario(_Model):
 
     name: str = ""
     description: str = ""
-    tags: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=empty_list)
     seed: Int64 = 0
     until: Duration = 3600.0
     cluster: ClusterSpec = Field(default_factory=ClusterSpec)
-    pods: list[PodRule] = Field(default_factory=list)
-    objects: list[ObjectManifest] = Field(default_factory=list)
+    pods: list[PodRule] = Field(default_factory=empty_list)
+    objects: list[ObjectManifest] = Field(default_factory=empty_list)
     """Objects that exist before the JobSets: created first, in order (a claim the JobSet must find)."""
     jobset: Manifest | None = None
     jobsets: list[Manifest] | None = None
-    actions: list[Action] = Field(default_factory=list)
+    actions: list[Action] = Field(default_factory=empty_list)
     expect: list[Expectation] = Field(min_length=1)
     sweep: Sweep | None = None
 
     _source: Path | None = PrivateAttr(default=None)
-    _lines: dict[str, int] = PrivateAttr(default_factory=dict)
-    _manifest_files: dict[str, tuple[Path, dict[str, int]]] = PrivateAttr(default_factory=dict)
+    _lines: dict[str, int] = PrivateAttr(default_factory=empty_dict)
+    _manifest_files: dict[str, tuple[Path, dict[str, int]]] = PrivateAttr(default_factory=empty_dict)
     """``{file: ...}`` manifests: scenario path (``jobsets[1]``) -> the manifest file and its lines."""
 
     @model_validator(mode="before")

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, PlainValidator, Strict, model
 from pydantic.alias_generators import to_camel
 
 from fakecluster.scenario.durations import parse_duration
+from fakecluster.scenario.factories import empty_list
 
 __all__ = ["JITTER_PHASES", "ConnectTarget", "DnsSpec", "NetworkSpec", "ProgramModel", "RetryModel",
            "WaitForModel", "parse_jitter", "template_fields"]
@@ -164,9 +165,9 @@ class ProgramModel(_Model, defer_build=True):
     """``pods[].program``: what the pod's container does on the network."""
 
     container: str | None = None
-    listen: list[_Port] = Field(default_factory=list)
+    listen: list[_Port] = Field(default_factory=empty_list)
     startup: _Duration = 0.0
-    connect: list[ConnectTarget] = Field(default_factory=list)
+    connect: list[ConnectTarget] = Field(default_factory=empty_list)
     retry: RetryModel = Field(default_factory=RetryModel)
     wait_for: WaitForModel | None = None
     work: Annotated[float | str, PlainValidator(_work)] = "forever"

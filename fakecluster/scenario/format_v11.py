@@ -22,6 +22,7 @@ from pydantic.alias_generators import to_camel
 
 from fakecluster.scenario.durations import parse_duration
 from fakecluster.scenario.errors import FieldProblem
+from fakecluster.scenario.factories import empty_list
 from fakecluster.scenario.milestones import Milestone, parse_milestone
 
 __all__ = [
@@ -74,7 +75,7 @@ class Gap(_Model, defer_build=True):
 class Stuck(_Model):
     """The run ended stuck; ``contains`` are case-sensitive substrings of the diagnosis."""
 
-    contains: list[str] = Field(default_factory=list)
+    contains: list[str] = Field(default_factory=empty_list)
 
 
 def _stuck(value: object) -> Stuck:
