@@ -30,7 +30,6 @@ from fakecluster.scenario.format_v11 import sweep_seeds
 from fakecluster.scenario.limits import RunLimits
 from fakecluster.scenario.loader import load_scenario
 from fakecluster.scenario.runner import ScenarioResult, as_played, run_scenario
-from fakecluster.scenario.sweep import fold_sweep
 from fakecluster.scenario.trace import TraceEvent
 from fakecluster.session import ProgressCallback
 
@@ -171,6 +170,10 @@ def play_in_plan_order(
     result one process playing the whole sweep gives. Closing the iterator early (``-x``, Ctrl-C, an
     error in the caller) cancels the runs not yet started and ends the workers at once, runs under way
     included."""
+    # Here, not with this module: a plain run on one process never needs it (statistics, the figures'
+    # dataclasses: 17 M instructions); imported before the pool forks, every worker starts with it.
+    from fakecluster.scenario.sweep import fold_sweep
+
     costs = costs if costs is not None else [cost_hint(r) for r in requests]
     # Split only with fewer runs than workers: a seed played apart loads the file again (a few ms), which
     # for a plan of many runs, the workers busy anyway, costs more than it spreads (the library suite on

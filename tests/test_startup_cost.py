@@ -65,3 +65,12 @@ def test_a_plain_run_never_tokenizes_a_signature() -> None:
     """pydantic reads every default factory's signature; a built-in's (``list``) is parsed by tokenize,
     whose first use compiles a large regex (:mod:`fakecluster.scenario.factories`)."""
     assert _plain_run()["tokenize"] == 0
+
+
+def test_a_plain_run_does_not_import_what_only_sweeps_and_pools_need() -> None:
+    """The sweep's figures (:mod:`fakecluster.scenario.sweep`, with :mod:`statistics`) are imported by a
+    sweep's run or by a pool before it forks (:func:`fakecluster.workers.play_in_plan_order`)."""
+    modules = _plain_run()["modules"]
+    assert isinstance(modules, list) and "fakecluster.workers" in modules
+    for name in ("fakecluster.scenario.sweep", "statistics", "multiprocessing", "concurrent.futures.process"):
+        assert name not in modules, name
