@@ -67,10 +67,13 @@ def test_a_plain_run_never_tokenizes_a_signature() -> None:
     assert _plain_run()["tokenize"] == 0
 
 
-def test_a_plain_run_does_not_import_what_only_sweeps_and_pools_need() -> None:
+def test_a_plain_run_does_not_import_what_only_sweeps_pools_and_patterns_need() -> None:
     """The sweep's figures (:mod:`fakecluster.scenario.sweep`, with :mod:`statistics`) are imported by a
-    sweep's run or by a pool before it forks (:func:`fakecluster.workers.play_in_plan_order`)."""
+    sweep's run or by a pool before it forks (:func:`fakecluster.workers.play_in_plan_order`); google-re2
+    by the first failure-policy rule with message patterns
+    (:func:`jobset.controller.failure_policy.any_match_found`)."""
     modules = _plain_run()["modules"]
     assert isinstance(modules, list) and "fakecluster.workers" in modules
-    for name in ("fakecluster.scenario.sweep", "statistics", "multiprocessing", "concurrent.futures.process"):
+    for name in ("fakecluster.scenario.sweep", "statistics", "multiprocessing", "concurrent.futures.process",
+                 "re2"):
         assert name not in modules, name
