@@ -155,6 +155,9 @@ class TraceRecorder:
                    f"{meta.get('resourceVersion')}\n")
         if len(log) >= 4096:
             self._flush_write_log()
+            # The trace's rows since the last flush (some as many as the writes) kept as columns: a
+            # row costs some 136 bytes until the run ends, a compacted one some 46 (TraceLog.compact).
+            self.trace.compact()
 
     def _added_or_deleted(self, event: WatchEvent, kind: str, *, own_name: bool = False) -> bool:
         """Log the write; an added or deleted object is its ``Created`` or ``Deleted`` moment and nothing

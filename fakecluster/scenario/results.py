@@ -5,6 +5,7 @@ timeline (:mod:`.timeline`) share, in a module of their own so none of them impo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +20,9 @@ __all__ = ["Failure", "RunResult"]
 class RunResult:
     """Everything a run leaves behind that expectations may look at."""
 
-    trace: list[TraceEvent]
+    trace: Sequence[TraceEvent]
+    """The run's events in trace order: the recorder's compact log (:class:`~fakecluster.scenario.trace.
+    TraceLog`) during the checks of a run, or a list."""
     final: Snapshot
     snapshots: dict[float, Snapshot]
     events: list[dict[str, Any]]

@@ -9,6 +9,7 @@ restart attempt) rather than leaving readers to re-derive them from object names
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_right
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, compress, count, islice, pairwise, starmap
@@ -57,6 +58,8 @@ def trace_digest(trace: Iterable[TraceEvent]) -> str:
     Hashed chunk by chunk (SHA-256 over a concatenation equals updates with its pieces), so the lines of
     a whole large run never exist at once: joined and encoded in one piece they were three copies of
     some 100 bytes per event, 165 MiB on top of the 100,000-pod run's peak."""
+    if isinstance(trace, TraceLog):
+        return trace.digest()
     digest = hashlib.sha256()
     events = iter(trace)
     separator = b""
@@ -102,6 +105,44 @@ def canonical_lines(trace: Iterable[TraceEvent]) -> list[str]:
                 line += f" a={attempt}"
         if detail:
             # Escaped only when there is something to escape (rarely): two method calls fewer a line.
+            line += " " + (detail.replace("\\", "\\\\").replace("\n", "\\n")
+                           if "\\" in detail or "\n" in detail else detail)
+        append(line)
+    return lines
+
+
+def _row_lines(rows: Iterable[Row]) -> list[str]:
+    """:func:`canonical_lines` of the events that ``rows`` (:data:`Row` s) stand for, read from the rows
+    themselves, no event built: what :class:`TraceLog` hashes as it compacts its rows. The same lines
+    (``tests/test_trace_log.py`` compares the two over generated rows)."""
+    lines: list[str] = []
+    append = lines.append
+    last_time: float | None = None
+    stamp = ""
+    for time, kind, namespace, name, event, (jobset, replicated_job, job_index, pod_index, attempt), \
+            detail in rows:
+        if time != last_time or not time:
+            last_time, stamp = time, f"{time:.6f}"
+        if attempt is None and pod_index is None and jobset is None and replicated_job is None \
+                and job_index is None:
+            line = f"{stamp} {kind} {namespace}/{name} {event}"
+        elif attempt is not None and pod_index is not None and jobset is not None \
+                and replicated_job is not None and job_index is not None:
+            line = (f"{stamp} {kind} {namespace}/{name} {event} js={jobset} rj={replicated_job} "
+                    f"ji={job_index} pi={pod_index} a={attempt}")
+        else:
+            line = f"{stamp} {kind} {namespace}/{name} {event}"
+            if jobset is not None:
+                line += f" js={jobset}"
+            if replicated_job is not None:
+                line += f" rj={replicated_job}"
+            if job_index is not None:
+                line += f" ji={job_index}"
+            if pod_index is not None:
+                line += f" pi={pod_index}"
+            if attempt is not None:
+                line += f" a={attempt}"
+        if detail:
             line += " " + (detail.replace("\\", "\\\\").replace("\n", "\\n")
                            if "\\" in detail or "\n" in detail else detail)
         append(line)
@@ -169,30 +210,133 @@ def _event(seq: int, row: Row) -> TraceEvent:
                                       detail))
 
 
+_ROW_TIME = itemgetter(0)
+_ROW_NAME = itemgetter(3)
+_ROW_COORDINATES = itemgetter(5)
+_ROW_SHARED = itemgetter(1, 2, 4, 6)
+"""A :data:`Row`'s parts that few rows differ in: ``kind``, ``namespace``, ``event``, ``detail``."""
+_SHARED_EVENT = itemgetter(2)
+"""The ``event`` of a :data:`_ROW_SHARED` tuple."""
+
+
+class _Chunk:
+    """Rows kept in columns (:meth:`TraceLog.compact`): per row, references to its time (the float the
+    clock's ``now`` was, shared by the rows of an instant: fewer than half have one of their own), its
+    name, its coordinates (both shared: with the stored pod, and between a pod's events) and one
+    ``(kind, namespace, event, detail)`` tuple shared by all the rows of the chunk that have those (a
+    run has a few dozen such combinations). Some 46 bytes a row instead of 136 (the row tuple's 96, the
+    list's 8 and its time float's 32).
+
+    Read back, a row's parts are the row's very objects."""
+
+    __slots__ = ("coordinates", "names", "shared", "times")
+
+    def __init__(self, rows: list[Row]) -> None:
+        self.times: tuple[float, ...] = tuple(map(_ROW_TIME, rows))
+        keys = list(map(_ROW_SHARED, rows))
+        table: dict[tuple[str, str, str, str], tuple[str, str, str, str]] = {}
+        self.shared: tuple[tuple[str, str, str, str], ...] = tuple(map(table.setdefault, keys, keys))
+        self.names: tuple[str, ...] = tuple(map(_ROW_NAME, rows))
+        self.coordinates: tuple[Coordinates, ...] = tuple(map(_ROW_COORDINATES, rows))
+
+    def __len__(self) -> int:
+        return len(self.times)
+
+    def event(self, seq: int, i: int) -> TraceEvent:
+        """Row ``i``'s event, whose ``seq`` is ``seq``."""
+        kind, namespace, event, detail = self.shared[i]
+        c = self.coordinates[i]
+        return tuple.__new__(TraceEvent, (self.times[i], seq, kind, namespace, self.names[i], event,
+                                          c[0], c[1], c[2], c[3], c[4], detail))
+
+    def events(self, first: int) -> list[TraceEvent]:
+        """Every row's event in order, the first one's ``seq`` ``first``."""
+        new = tuple.__new__
+        out: list[TraceEvent] = []
+        keep = out.append
+        for seq, time, (kind, namespace, event, detail), name, c in zip(
+                count(first), self.times, self.shared, self.names, self.coordinates):
+            keep(new(TraceEvent, (time, seq, kind, namespace, name, event, c[0], c[1], c[2], c[3], c[4],
+                                  detail)))
+        return out
+
+
 class TraceLog(Sequence[TraceEvent]):
     """The trace as the recorder keeps it while a run goes on: a sequence of :class:`TraceEvent`
-    (``len``, indexes, slices, iteration), each ``seq`` its index, stored as one compact :data:`Row` per
-    event until :meth:`events` builds them.
+    (``len``, indexes, slices, iteration), each ``seq`` its index, stored compactly until
+    :meth:`events` builds them.
 
     A :class:`TraceEvent` has twelve fields, and its ``seq`` is an ``int`` object of its own (past 256
-    every int is): 176 bytes an event, and a pod has some seven, all kept until the run ends. A row keeps
-    the seven parts that vary, the five coordinates as one tuple that the recorder shares between all the
-    events of a pod (its slot cache), and no ``seq``, which is the row's position: 96 bytes an event.
+    every int is): 176 bytes an event, and a pod has some seven to ten, all kept until the run ends. The
+    recorder adds one :data:`Row` per event: the seven parts that vary, the five coordinates as one
+    tuple that it shares between all the events of a pod (its slot cache), and no ``seq``, which is the
+    row's position. Every few thousand rows (:meth:`compact`, called by the recorder) the rows so far
+    become one :class:`_Chunk` of columns, some 46 bytes a row instead of 136 (the tuple, its time
+    float, the list's slot): at 100,000 pods some 100 MB less while the run goes on.
 
-    Two stores, one after the other: the events :meth:`events` has built (the whole run's, once it
-    ended), then the rows recorded since (all of them while the run goes on)."""
+    Three stores, one after the other: the events :meth:`events` has built (the whole run's, once it
+    ended), the chunks compacted since, then the rows recorded since the last :meth:`compact`."""
 
-    __slots__ = ("_built", "_rows", "add_row")
+    __slots__ = ("_built", "_chunks", "_hashed", "_rows", "_separator", "_sha", "_starts", "add_row")
 
     def __init__(self) -> None:
         self._built: list[TraceEvent] = []
+        self._chunks: list[_Chunk] = []
+        self._starts: list[int] = []
+        """Each chunk's first ``seq``."""
         self._rows: list[Row] = []
+        self._sha = hashlib.sha256()
+        """The digest (:func:`trace_digest`) of the first :attr:`_hashed` events, hashed as their rows were
+        compacted: the run's digest then reads no event (see :meth:`digest`)."""
+        self._hashed = 0
+        self._separator = b""
         self.add_row = self._rows.append
         """Record one event, given as its :data:`Row`, at the end: the recorder's way, a call into C
         for some seven events per pod (its ``seq`` is ``len(log) - 1`` then)."""
 
+    def _rows_start(self) -> int:
+        """The ``seq`` of the first row not compacted yet."""
+        chunks = self._chunks
+        return self._starts[-1] + len(chunks[-1]) if chunks else len(self._built)
+
+    def compact(self) -> None:
+        """Keep the rows recorded since the last call as one :class:`_Chunk`: the same events, read
+        back as they were, in a fraction of the memory."""
+        rows = self._rows
+        if rows:
+            start = self._rows_start()
+            if self._hashed == start:  # (else the events before were built unhashed: see digest())
+                self._hash(rows)
+            self._chunks.append(_Chunk(rows))
+            self._starts.append(start)
+            rows.clear()  # the same list: add_row is its append
+
+    def _hash(self, rows: list[Row]) -> None:
+        """Hash the lines of ``rows``, the events from :attr:`_hashed` on (chunk by chunk, as
+        :func:`trace_digest` does)."""
+        sha = self._sha
+        for at in range(0, len(rows), DIGEST_CHUNK):
+            sha.update(self._separator + "\n".join(_row_lines(rows[at:at + DIGEST_CHUNK])).encode("utf-8"))
+            self._separator = b"\n"
+        self._hashed += len(rows)
+
+    def digest(self) -> str:
+        """:func:`trace_digest` of the events: the lines of the compacted ones were hashed as they were
+        compacted, those of the rows since are hashed now, and no event is built. A log whose events
+        were built before all its rows were hashed (:meth:`events` called during a run) is read
+        through its events instead."""
+        if self._hashed != self._rows_start():
+            return trace_digest(iter(self))
+        sha, separator, hashed = self._sha, self._separator, self._hashed
+        self._sha = sha.copy()  # hashing the rows on a copy: the log's own state stays as it was
+        try:
+            self._hash(self._rows)
+            return self._sha.hexdigest()
+        finally:
+            self._sha, self._separator, self._hashed = sha, separator, hashed
+
     def __len__(self) -> int:
-        return len(self._built) + len(self._rows)
+        return self._rows_start() + len(self._rows)
 
     @overload
     def __getitem__(self, index: int) -> TraceEvent: ...
@@ -201,32 +345,52 @@ class TraceLog(Sequence[TraceEvent]):
     def __getitem__(self, index: slice) -> list[TraceEvent]: ...
 
     def __getitem__(self, index: int | slice) -> TraceEvent | list[TraceEvent]:
-        built, rows = self._built, self._rows
-        size, done = len(built) + len(rows), len(built)
         if isinstance(index, slice):
-            return [built[seq] if seq < done else _event(seq, rows[seq - done])
-                    for seq in range(*index.indices(size))]
+            return [self._at(seq) for seq in range(*index.indices(len(self)))]
+        size = len(self)
         seq = index if index >= 0 else index + size
         if not 0 <= seq < size:
             raise IndexError("trace index out of range")
-        return built[seq] if seq < done else _event(seq, rows[seq - done])
+        return self._at(seq)
+
+    def _at(self, seq: int) -> TraceEvent:
+        """The event ``seq`` (in range)."""
+        built = self._built
+        if seq < len(built):
+            return built[seq]
+        done = self._rows_start()
+        if seq >= done:
+            return _event(seq, self._rows[seq - done])
+        at = bisect_right(self._starts, seq) - 1
+        return self._chunks[at].event(seq, seq - self._starts[at])
 
     def __iter__(self) -> Iterator[TraceEvent]:
-        return chain(iter(self._built), map(_event, count(len(self._built)), self._rows))
+        # A chunk's events are built when the iteration reaches it and let go when it leaves it: a pass
+        # over the whole log (a check's) never holds more than one chunk's.
+        compacted = starmap(_Chunk.events, list(zip(self._chunks, self._starts, strict=True)))
+        return chain(iter(self._built), chain.from_iterable(compacted),
+                     map(_event, count(self._rows_start()), self._rows))
 
     def last(self, row: Row) -> TraceEvent:
         """The last event, given its :data:`Row` (the one just added): its ``seq`` is the log's length
         less one, and the event is built without an index lookup (the recorder's listeners get one
         per event)."""
-        return _event(len(self._built) + len(self._rows) - 1, row)
+        return _event(self._rows_start() + len(self._rows) - 1, row)
 
     def named(self, start: int, names: Collection[str]) -> list[TraceEvent]:
         """The events from ``seq`` ``start`` on whose ``event`` is one of ``names``, in order. A
-        milestone's candidates: only they are built from their rows (a milestone is fired by one or
-        two names of the run's some twenty, so most rows are passed over at C speed)."""
-        built, rows = self._built, self._rows
-        done = len(built)
-        found = [e for e in built[start:] if e[5] in names] if start < done else []
+        milestone's candidates: only they are built (a milestone is fired by one or two names of the
+        run's some twenty, so most rows, and most chunk codes, are passed over at C speed)."""
+        built, rows, chunks, starts = self._built, self._rows, self._chunks, self._starts
+        found = [e for e in built[start:] if e[5] in names] if start < len(built) else []
+        if chunks:
+            for at in range(max(bisect_right(starts, start) - 1, 0), len(chunks)):
+                chunk, first = chunks[at], starts[at]
+                skip = start - first if start > first else 0
+                shared = chunk.shared[skip:] if skip else chunk.shared
+                keep = compress(count(skip), map(names.__contains__, map(_SHARED_EVENT, shared)))
+                found.extend(chunk.event(first + i, i) for i in keep)
+        done = self._rows_start()
         first = max(start - done, 0)
         tail = rows[first:] if first else rows  # a slice copies only the references asked for
         keep = compress(count(done + first), map(names.__contains__, map(_ROW_EVENT, tail)))
@@ -236,24 +400,29 @@ class TraceLog(Sequence[TraceEvent]):
     def in_order(self) -> bool:
         """Whether the events are in trace order: their times never go back (``seq`` always counts up).
         One pass over the times, at C speed; the recorder's log always is."""
-        times = chain(map(_TRACE_ORDER_TIME, self._built), map(_TRACE_ORDER_TIME, self._rows))
+        times = chain(map(_TRACE_ORDER_TIME, self._built), chain.from_iterable(c.times for c in self._chunks),
+                      map(_TRACE_ORDER_TIME, self._rows))
         return all(starmap(le, pairwise(times)))
 
     def events(self) -> list[TraceEvent]:
-        """Every event, as a new list (what a run's result holds). The rows recorded since the last call
-        become events here, kept as such: from the last one back, each row let go as soon as its event
-        is built, so a long trace is never held twice over (at 100,000 pods its rows are some 70 MB,
-        its events 120 MB)."""
-        rows, built = self._rows, self._built
-        if rows:
+        """Every event, as a new list (what a run's result holds). The rows and chunks recorded since
+        the last call become events here, kept as such: from the last one back, each row or chunk let
+        go as soon as its events are built, so a long trace is never held twice over."""
+        rows, built, chunks, starts = self._rows, self._built, self._chunks, self._starts
+        if rows or chunks:
+            done = self._rows_start()
             new, pop = tuple.__new__, rows.pop
             fresh: list[TraceEvent] = []
             keep = fresh.append
-            for seq in range(len(built) + len(rows) - 1, len(built) - 1, -1):
+            for seq in range(done + len(rows) - 1, done - 1, -1):
                 time, kind, ns, name, event, c, text = pop()
                 keep(new(TraceEvent, (time, seq, kind, ns, name, event, c[0], c[1], c[2], c[3], c[4], text)))
             fresh.reverse()
-            built.extend(fresh)
+            parts = [fresh]
+            while chunks:
+                parts.append(chunks.pop().events(starts.pop()))
+            for part in reversed(parts):
+                built.extend(part)
         return built[:]
 
     def __repr__(self) -> str:
