@@ -17,6 +17,7 @@ from fakecluster.scenario.trace import (
     in_trace_order,
     trace_digest,
 )
+from tests.test_trace_lines import _reference_line
 
 _coordinates = st.tuples(st.sampled_from([None, "js"]), st.sampled_from([None, "workers"]),
                          st.sampled_from([None, 0, 1]), st.sampled_from([None, 0, 7]),
@@ -137,9 +138,11 @@ def test_a_compacted_log_reads_hashes_and_answers_as_the_list_of_its_events(
 
 @given(_ordered_rows)
 def test_row_lines_are_the_canonical_lines_of_the_rows_events(rows: list[tuple]) -> None:  # type: ignore[type-arg]
-    """The digest of a compacted log formats its rows' lines from the rows (no event built): the same
-    lines as ``canonical_lines`` of the events (every coordinate shape, escaped details, zero times)."""
-    assert _row_lines(rows) == canonical_lines(_as_list(rows))
+    """The digest of a compacted log formats its rows' lines from the rows (no event built): each the
+    reference line of the row's event, written field by field (every coordinate shape, escaped
+    details, zero times), and the lines ``canonical_lines`` gives for the events."""
+    events = _as_list(rows)
+    assert _row_lines(rows) == [_reference_line(event) for event in events] == canonical_lines(events)
 
 
 def test_a_chunk_keeps_the_rows_very_objects_and_shares_their_common_parts() -> None:

@@ -70,16 +70,23 @@ def trace_digest(trace: Iterable[TraceEvent]) -> str:
 
 
 def canonical_lines(trace: Iterable[TraceEvent]) -> list[str]:
-    """Every event's :meth:`~TraceEvent.key`, built in one loop: the digest of a large run formats
-    some ten lines per pod, and a method call per line cost as much as the line. The time is
-    formatted once per instant (events of one instant come together), a zero time every time (so
-    that ``-0.0`` would keep its sign)."""
+    """Every event's :meth:`~TraceEvent.key`, built in one loop (:func:`_row_lines`, over each event's
+    :data:`Row`): the digest of a large run formats some ten lines per pod, and a method call per line
+    cost as much as the line."""
+    return _row_lines((e[0], e[2], e[3], e[4], e[5], e[6:11], e[11]) for e in trace)
+
+
+def _row_lines(rows: Iterable[Row]) -> list[str]:
+    """:func:`canonical_lines` of the events that ``rows`` (:data:`Row` s) stand for, read from the rows
+    themselves, no event built: what :class:`TraceLog` hashes as it compacts its rows. The time is
+    formatted once per instant (events of one instant come together), a zero time every time (so that
+    ``-0.0`` would keep its sign)."""
     lines: list[str] = []
     append = lines.append
     last_time: float | None = None
     stamp = ""
-    for time, _, kind, namespace, name, event, jobset, replicated_job, job_index, pod_index, attempt, \
-            detail in trace:
+    for time, kind, namespace, name, event, (jobset, replicated_job, job_index, pod_index, attempt), \
+            detail in rows:
         if time != last_time or not time:
             last_time, stamp = time, f"{time:.6f}"
         # The two usual shapes in one piece each: a pod in its slot (every coordinate) and an object of
@@ -105,44 +112,6 @@ def canonical_lines(trace: Iterable[TraceEvent]) -> list[str]:
                 line += f" a={attempt}"
         if detail:
             # Escaped only when there is something to escape (rarely): two method calls fewer a line.
-            line += " " + (detail.replace("\\", "\\\\").replace("\n", "\\n")
-                           if "\\" in detail or "\n" in detail else detail)
-        append(line)
-    return lines
-
-
-def _row_lines(rows: Iterable[Row]) -> list[str]:
-    """:func:`canonical_lines` of the events that ``rows`` (:data:`Row` s) stand for, read from the rows
-    themselves, no event built: what :class:`TraceLog` hashes as it compacts its rows. The same lines
-    (``tests/test_trace_log.py`` compares the two over generated rows)."""
-    lines: list[str] = []
-    append = lines.append
-    last_time: float | None = None
-    stamp = ""
-    for time, kind, namespace, name, event, (jobset, replicated_job, job_index, pod_index, attempt), \
-            detail in rows:
-        if time != last_time or not time:
-            last_time, stamp = time, f"{time:.6f}"
-        if attempt is None and pod_index is None and jobset is None and replicated_job is None \
-                and job_index is None:
-            line = f"{stamp} {kind} {namespace}/{name} {event}"
-        elif attempt is not None and pod_index is not None and jobset is not None \
-                and replicated_job is not None and job_index is not None:
-            line = (f"{stamp} {kind} {namespace}/{name} {event} js={jobset} rj={replicated_job} "
-                    f"ji={job_index} pi={pod_index} a={attempt}")
-        else:
-            line = f"{stamp} {kind} {namespace}/{name} {event}"
-            if jobset is not None:
-                line += f" js={jobset}"
-            if replicated_job is not None:
-                line += f" rj={replicated_job}"
-            if job_index is not None:
-                line += f" ji={job_index}"
-            if pod_index is not None:
-                line += f" pi={pod_index}"
-            if attempt is not None:
-                line += f" a={attempt}"
-        if detail:
             line += " " + (detail.replace("\\", "\\\\").replace("\n", "\\n")
                            if "\\" in detail or "\n" in detail else detail)
         append(line)
