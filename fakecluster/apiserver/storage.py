@@ -21,6 +21,11 @@ KindObjList = list[tuple[str, Obj]]
 class Storage:
     """Objects and indexes. Stored objects are never changed in place (copy-on-write)."""
 
+    keep_from = 64
+    """The fewest dependents an owner List must return for :attr:`owned_objects` to keep it: every write
+    pays a check once any list is kept (some 150-400 instructions), and a short list costs little to
+    look up afresh (some 100 per object)."""
+
     def __init__(self) -> None:
         self.objects: dict[str, dict[Key, Obj]] = {}
         self.by_uid: dict[str, tuple[str, Key]] = {}
@@ -29,6 +34,21 @@ class Storage:
         """Per owner uid, per (kind, namespace filter): the dependents' keys in key order, as ``list`` by
         ``owner_uid`` returns them. A Job's sync lists its pods by owner every time while the set of
         pods rarely changes, so the sorted keys are kept until a dependent of that owner comes or goes."""
+        self.owned_objects: dict[str, dict[tuple[str, str | None], list[Obj]]] = {}
+        """Per owner uid, per (kind, namespace filter): the dependents themselves, aligned with
+        :attr:`owned_in_order`, for an owner list asked for a third time with the same dependents. A
+        JobSet's reconcile lists its Jobs at every change of any of them: instead of looking up hundreds
+        of keys each time, :meth:`put` keeps the objects current (:attr:`listed_at`) and a List copies the
+        list. Only for lists of at least :attr:`keep_from` objects, and not for the first two Lists, so a
+        Job's pods (listed when its sync starts counting them and once more when it finishes) do not pay
+        for it. Dropped with :attr:`owned_in_order`'s entry."""
+        self.listed_at: dict[str, dict[str, list[tuple[list[Obj], int]]]] = {}
+        """Per kind, per dependent uid: each :attr:`owned_objects` list it is in, and its index there. By
+        kind first, so that a write of a kind no kept list holds (a pod's, mostly) costs one lookup; empty
+        while no list is kept, so that a run without any costs one check per write."""
+        self.owner_lists: dict[str, dict[tuple[str, str | None], int]] = {}
+        """Per owner uid, per (kind, namespace filter): how many Lists :attr:`owned_in_order`'s entry has
+        served (until :attr:`owned_objects` takes over); dropped with the entry."""
         self.label_index: dict[str, dict[tuple[str, str], dict[Key, None]]] = {}
         """Per kind, keys by ``(label, value)``: built the first time a kind is listed by a label
         selector, then kept current. Nothing in the cluster itself lists by label, so a run that never
@@ -48,7 +68,7 @@ class Storage:
         kind = rtype.kind
         store = self.objects[kind]
         if owner_uid is not None and selector is None:
-            return list(map(store.__getitem__, self.owned_keys(owner_uid, kind, namespace, rtype)))
+            return self.owned(owner_uid, kind, namespace, rtype)
         sel = as_selector(selector)
         if owner_uid is not None:
             keys: Iterable[Key] = [k for (kd, k) in self.by_owner.get(owner_uid, {}) if kd == kind]
@@ -90,6 +110,49 @@ class Storage:
             cached[(kind, ns_filter)] = keys
         return keys
 
+    def owned(self, owner_uid: str, kind: str, namespace: str | None, rtype: ResourceType) -> ObjList:
+        """The ``kind`` objects referencing ``owner_uid`` (in ``namespace``, if given), in key order: a new
+        list, looked up by :meth:`owned_keys`, or copied from :attr:`owned_objects` from the third List on.
+        """
+        store = self.objects[kind]
+        ns_filter = namespace if namespace and rtype.namespaced else None
+        objects = self.owned_objects.get(owner_uid)
+        if objects is not None:
+            found = objects.get((kind, ns_filter))
+            if found is not None:
+                return list(found)
+        keys = self.owned_keys(owner_uid, kind, namespace, rtype)
+        served = self.owner_lists.setdefault(owner_uid, {})
+        times = served.get((kind, ns_filter), 0)
+        if times < 2 or len(keys) < self.keep_from:
+            served[(kind, ns_filter)] = times + 1
+            return list(map(store.__getitem__, keys))
+        found = list(map(store.__getitem__, keys))
+        self.owned_objects.setdefault(owner_uid, {})[(kind, ns_filter)] = found
+        listed_at = self.listed_at.setdefault(kind, {})
+        for index, obj in enumerate(found):
+            listed_at.setdefault(obj["metadata"]["uid"], []).append((found, index))
+        return list(found)
+
+    def _forget_kept(self, owner_uid: str) -> None:
+        """Drop what is kept of ``owner_uid``'s dependents besides :attr:`owned_in_order` (which the caller
+        has just dropped): one of them came, went or changed owners."""
+        self.owner_lists.pop(owner_uid, None)
+        objects = self.owned_objects.pop(owner_uid, None)
+        if objects is None:
+            return
+        for (kind, _), found in objects.items():
+            listed_at = self.listed_at[kind]
+            for obj in found:
+                uid = obj["metadata"]["uid"]
+                spots = [spot for spot in listed_at[uid] if spot[0] is not found]
+                if spots:
+                    listed_at[uid] = spots
+                else:
+                    del listed_at[uid]
+            if not listed_at:
+                del self.listed_at[kind]
+
     def dependents(self, owner_uid: str) -> list[tuple[str, Obj]]:
         """Objects whose ownerReferences name ``owner_uid`` (the garbage collector's graph)."""
         out = []
@@ -107,6 +170,11 @@ class Storage:
         indexes."""
         self.objects[kind][key] = obj
         meta = obj["metadata"]
+        if self.listed_at and kind in self.listed_at:  # a run without long owner lists: one check
+            spots = self.listed_at[kind].get(meta["uid"])
+            if spots is not None:
+                for found, position in spots:
+                    found[position] = obj
         if old is None:
             # One (kind, key) tuple per object for every index that needs it (by_uid, by_owner, the
             # write path's valid_specs via kind_key), not one each.
@@ -118,11 +186,13 @@ class Storage:
         if refs is not old_refs and refs != old_refs:
             for ref in old_refs or ():
                 self.by_owner.get(ref.get("uid", ""), {}).pop((kind, key), None)
-                self.owned_in_order.pop(ref.get("uid", ""), None)
+                if self.owned_in_order.pop(ref.get("uid", ""), None) is not None:
+                    self._forget_kept(ref.get("uid", ""))
             kind_key = self.kind_key(meta["uid"], kind, key)
             for ref in refs or ():
                 self.by_owner.setdefault(ref.get("uid", ""), {})[kind_key] = None
-                self.owned_in_order.pop(ref.get("uid", ""), None)
+                if self.owned_in_order.pop(ref.get("uid", ""), None) is not None:
+                    self._forget_kept(ref.get("uid", ""))
         index = self.label_index.get(kind)  # none in a run that never lists this kind by label
         if index is None:
             return
@@ -151,7 +221,8 @@ class Storage:
         self.by_uid.pop(stored_meta["uid"], None)
         for ref in stored_meta.get("ownerReferences") or ():
             self.by_owner.get(ref.get("uid", ""), {}).pop((kind, key), None)
-            self.owned_in_order.pop(ref.get("uid", ""), None)
+            if self.owned_in_order.pop(ref.get("uid", ""), None) is not None:
+                self._forget_kept(ref.get("uid", ""))
         index = self.label_index.get(kind)
         if index is not None:
             for item in (stored_meta.get("labels") or {}).items():
