@@ -21,7 +21,7 @@ key on: with that gate the controller uses the plain functions instead.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fakecluster.api.objects import Obj, shared_ends
 from jobset.api.v1alpha2 import jobset_types as api
@@ -75,11 +75,13 @@ class _View:
     counts: dict[str | None, tuple[int, ...]]
     names: frozenset[str]
     """The owned Jobs' names: a patch keeps every name and ownership, so this never changes."""
+    covered: dict[int, tuple[tuple[str, ...], bool]] = field(default_factory=dict)
+    """``ChildJobsSummary.covered`` of every summary of this view (valid as long as ``names``)."""
 
     def child_jobs(self) -> ChildJobs:
         """A :class:`ChildJobs` of private copies (the view patches its own lists in place)."""
         active, successful, failed, previous = (list(group) for group in self.groups)
-        summary = ChildJobsSummary(names=self.names, counts=dict(self.counts))
+        summary = ChildJobsSummary(names=self.names, counts=dict(self.counts), covered=self.covered)
         return ChildJobs(active, successful, failed, previous, summary=summary)
 
     def replace(self, index: int, job: Obj, job_facts: JobFacts, bucket: int) -> None:
