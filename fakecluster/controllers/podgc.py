@@ -43,6 +43,11 @@ PODGC_REASON = "DeletionByPodGC"
 PODGC_MESSAGE = "PodGC: node no longer exists"
 PodKey = tuple[str, str]
 """``(namespace, name)`` of a pod."""
+PodIndex = dict[str, dict[str, dict[str, str]]]
+"""Pods by node, then namespace, then name, with their uid. Not by node and then a ``(namespace, name)``
+key: a bound pod stays indexed until it is deleted, so that key would be a tuple of some 56 bytes of
+this controller's own per pod, all run long; every reader sorts the pods by ``(namespace, name)``
+(:func:`_sorted`), which a sort by namespace and then by name within each is."""
 
 
 def _node_ready(node: Obj) -> bool:
@@ -65,9 +70,9 @@ class PodGC:
         self.gc_check_period = gc_check_period
         self.quarantine_time = quarantine_time
         self._nodes: dict[str, Obj] = {}
-        self._bound: dict[str, dict[PodKey, str]] = {}
+        self._bound: PodIndex = {}
         """Pods by node, with their uid: the candidates of ``gcOrphaned``."""
-        self._terminating: dict[str, dict[PodKey, str]] = {}
+        self._terminating: PodIndex = {}
         """Terminating pods by node ("" for unbound): ``gcTerminating`` and ``gcUnscheduledTerminating``."""
         self._quarantine: dict[str, float] = {}
         """Missing nodes and when their quarantine ends (the ``nodeQueue`` with ``AddAfter``)."""
@@ -106,19 +111,20 @@ class PodGC:
             if node and node not in self._nodes:
                 self._schedule()
             return
-        key = (meta.get("namespace", ""), meta["name"])
+        namespace, name = meta.get("namespace", ""), meta["name"]
         uid = meta["uid"]
         if event.type == "DELETED":
-            _discard(self._bound, node, key)
-            _discard(self._terminating, node, key)
+            _discard(self._bound, node, namespace, name)
+            _discard(self._terminating, node, namespace, name)
             self._handled.pop(uid, None)
             return
         if node:
-            self._bound.setdefault(node, {})[key] = uid
+            self._bound.setdefault(node, {}).setdefault(namespace, {})[name] = uid
             if node not in self._nodes:
                 self._schedule()
-        if meta.get("deletionTimestamp") is not None and key not in self._terminating.get(node, {}):
-            self._terminating.setdefault(node, {})[key] = uid
+        if meta.get("deletionTimestamp") is not None \
+                and name not in self._terminating.get(node, {}).get(namespace, ()):
+            self._terminating.setdefault(node, {}).setdefault(namespace, {})[name] = uid
             if not node or self._collectable(node):
                 self._schedule()
 
@@ -140,8 +146,8 @@ class PodGC:
         self._timer = None
         self.passes += 1
         now = self._clock.now
-        terminating = [(node, sorted(pods.items())) for node, pods in sorted(self._terminating.items())]
-        bound = {node: sorted(pods.items()) for node, pods in self._bound.items() if pods}
+        terminating = [(node, _sorted(pods)) for node, pods in sorted(self._terminating.items())]
+        bound = {node: _sorted(pods) for node, pods in self._bound.items() if pods}
         for node, pods in terminating:
             if node and self._collectable(node):
                 for key, uid in pods:
@@ -193,9 +199,21 @@ class PodGC:
                 self.errors.append(f"{self._clock.now:.3f}s {namespace}/{name}: {err.message}")
 
 
-def _discard(index: dict[str, dict[PodKey, str]], node: str, key: PodKey) -> None:
-    pods = index.get(node)
-    if pods is not None:
-        pods.pop(key, None)
-        if not pods:
-            del index[node]
+def _discard(index: PodIndex, node: str, namespace: str, name: str) -> None:
+    """Forget the pod; a namespace, then a node, left without pods goes too (a node in an index has
+    pods)."""
+    namespaces = index.get(node)
+    if namespaces is not None:
+        pods = namespaces.get(namespace)
+        if pods is not None:
+            pods.pop(name, None)
+            if not pods:
+                del namespaces[namespace]
+                if not namespaces:
+                    del index[node]
+
+
+def _sorted(namespaces: dict[str, dict[str, str]]) -> list[tuple[PodKey, str]]:
+    """One node's pods of a :data:`PodIndex`, ``((namespace, name), uid)``, in (namespace, name) order."""
+    return [((namespace, name), uid) for namespace in sorted(namespaces)
+            for name, uid in sorted(namespaces[namespace].items())]

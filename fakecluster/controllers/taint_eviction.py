@@ -44,7 +44,11 @@ class PodNodeIndex:
     informer (``getPodsAssignedToNode``). Fed by one watch; O(1) per pod event."""
 
     def __init__(self, client: Client) -> None:
-        self._by_node: dict[str, dict[PodKey, None]] = {}
+        self._by_node: dict[str, dict[str, dict[str, None]]] = {}
+        """Pod names by node and namespace. Not by node and a ``(namespace, name)`` key: a pod stays
+        indexed until it is deleted, so that key would be a tuple of some 56 bytes of the index's own per
+        pod, all run long; :meth:`pods_on` sorts by namespace, then by name within each, which is the
+        ``(namespace, name)`` order."""
         for pod in client.list("Pod"):
             self._on_pod(WatchEvent("ADDED", "Pod", pod, None))
         client.watch("Pod", self._on_pod)
@@ -55,19 +59,25 @@ class PodNodeIndex:
         if not node or (event.type == "MODIFIED" and event.old is not None and event.old["spec"] is spec):
             return  # unbound, or bound to the node already indexed (a pod's nodeName never changes)
         meta = event.object["metadata"]
-        key = (meta.get("namespace", ""), meta["name"])
+        namespace, name = meta.get("namespace", ""), meta["name"]
         if event.type == "DELETED":
-            pods = self._by_node.get(node)
-            if pods is not None:
-                pods.pop(key, None)
-                if not pods:
-                    del self._by_node[node]
+            namespaces = self._by_node.get(node)
+            if namespaces is not None:
+                pods = namespaces.get(namespace)
+                if pods is not None:
+                    pods.pop(name, None)
+                    if not pods:
+                        del namespaces[namespace]
+                        if not namespaces:
+                            del self._by_node[node]
         else:
-            self._by_node.setdefault(node, {})[key] = None
+            self._by_node.setdefault(node, {}).setdefault(namespace, {})[name] = None
 
     def pods_on(self, node: str) -> list[PodKey]:
         """Keys of the pods bound to ``node``, in (namespace, name) order."""
-        return sorted(self._by_node.get(node, ()))
+        namespaces = self._by_node.get(node, {})
+        return [(namespace, name) for namespace in sorted(namespaces)
+                for name in sorted(namespaces[namespace])]
 
 
 def no_execute_taints(node: Obj | None) -> list[Obj]:
