@@ -141,6 +141,10 @@ class Network:
         net.stopped = True
         if net.run is not None:
             net.run.stop()
+        # Its FQDN (an interned string of some 100 bytes) served only the /etc/hosts answer to its own
+        # programs' lookups (:meth:`resolve`), which a stopped run never makes (it attempts no connect);
+        # kept, it would be the last reference to the name of each finished pod, all run long.
+        net.fqdn = None
 
     def close(self) -> None:
         """End of life (:meth:`Cluster.close <fakecluster.cluster.Cluster.close>`): break the program
