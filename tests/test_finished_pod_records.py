@@ -1,0 +1,148 @@
+"""What the components keep of a pod that has finished, for the rest of the run (until it is deleted):
+as little as they need, in forms whose behaviour is the plain one's. The pod indexes keyed by node,
+namespace and name answer in the ``(namespace, name)`` order a flat index of key tuples does; a
+released pod's scheduler record is shared; a stopped pod's network record lets go of its name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fakecluster.api.objects import Obj
+from fakecluster.api.watch import WatchEvent
+from fakecluster.cluster import Cluster, ClusterConfig, NodePool
+from fakecluster.controllers.podgc import PodGC, PodIndex, PodKey, _discard, _sorted
+from fakecluster.controllers.taint_eviction import PodNodeIndex
+from fakecluster.kubelet.pod_timings import PodTimings
+
+
+class _NoPods:
+    """The client a :class:`PodNodeIndex` starts from: no pods yet, and a watch fed by hand."""
+
+    def list(self, kind: str) -> list[Obj]:
+        return []
+
+    def watch(self, kind: str, handler: Any) -> None:
+        pass
+
+
+def _pod(namespace: str, name: str, node: str) -> Obj:
+    return {"metadata": {"namespace": namespace, "name": name, "uid": f"{namespace}/{name}"},
+            "spec": {"nodeName": node}}
+
+
+_OPS = st.lists(st.tuples(st.booleans(), st.sampled_from(["", "a", "b", "kube-system"]),
+                          st.sampled_from(["p", "q", "p-1", "z"]), st.sampled_from(["n1", "n2"])),
+                max_size=40)
+"""(add?, namespace, name, node): pods bound and deleted in some order."""
+
+
+@settings(max_examples=200, deadline=None)
+@given(_OPS)
+def test_the_nested_pod_indexes_answer_as_a_flat_index_of_keys(ops: list[tuple[bool, str, str, str]]) -> None:
+    """The taint-eviction controller's index and PodGC's, against a flat ``node -> {(namespace, name):
+    uid}`` reference: the same pods, in ``(namespace, name)`` order; a node without pods is absent."""
+    index = PodNodeIndex(_NoPods())  # type: ignore[arg-type]
+    gc_index: PodIndex = {}
+    flat: dict[str, dict[PodKey, str]] = {}
+    for add, namespace, name, node in ops:
+        pod = _pod(namespace, name, node)
+        index._on_pod(WatchEvent("ADDED" if add else "DELETED", "Pod", pod, None))
+        if add:
+            flat.setdefault(node, {})[(namespace, name)] = pod["metadata"]["uid"]
+            gc_index.setdefault(node, {}).setdefault(namespace, {})[name] = pod["metadata"]["uid"]
+        else:
+            flat.get(node, {}).pop((namespace, name), None)
+            if not flat.get(node, True):
+                del flat[node]
+            _discard(gc_index, node, namespace, name)
+        for n in ("n1", "n2"):
+            expected = sorted(flat.get(n, {}).items())
+            assert index.pods_on(n) == [key for key, _ in expected]
+            assert (_sorted(gc_index[n]) if n in gc_index else []) == expected
+        assert sorted(gc_index) == sorted(flat)
+        assert sorted(index._by_node) == sorted(flat)
+
+
+def _run(pods: int, until: float) -> Cluster:
+    """``pods`` pods of one Job (one request) and a lone pod with another on one node, run to ``until``:
+    at 3 s all run, at 100 s all have finished."""
+    cluster = Cluster(seed=0, config=ClusterConfig(nodes=[NodePool("node")],
+                                                   behaviour=lambda _pod: PodTimings(pull=1)))
+    client = cluster.client()
+    client.create({
+        "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "default"},
+        "spec": {"parallelism": pods, "completions": pods, "template": {"spec": {
+            "restartPolicy": "Never",
+            "containers": [{"name": "main", "image": "busybox:1.36", "command": ["sleep", "5"],
+                            "resources": {"requests": {"cpu": "100m"}}}]}}},
+    })
+    client.create({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "lone", "namespace": "default"},
+        "spec": {"restartPolicy": "Never", "hostname": "lone", "subdomain": "s",
+                 "containers": [{"name": "main", "image": "busybox:1.36", "command": ["sleep", "5"],
+                                 "resources": {"requests": {"cpu": "200m"}}}]},
+    })
+    cluster.run(until)
+    return cluster
+
+
+def test_released_pods_share_one_record_per_request_and_free_their_node() -> None:
+    running = _run(3, 3)
+    node = running.scheduler._nodes["node"]
+    assert node.pod_count == 4 and node.requested["cpu"] == 500
+    records = list(running.scheduler._assigned.values())
+    assert not any(r.released for r in records) and len({id(r) for r in records}) == 4
+
+    cluster = _run(3, 100)
+    scheduler = cluster.scheduler
+    node = scheduler._nodes["node"]
+    assert node.pod_count == 0 and node.requested.get("cpu", 0) == 0
+    pods = cluster.client().list("Pod", "default")
+    records = {p["metadata"]["name"]: scheduler._assigned[p["metadata"]["uid"]] for p in pods}
+    assert all(r.released for r in records.values())
+    lone = records.pop("lone")
+    job = list(records.values())
+    assert all(r is job[0] for r in job) and lone is not job[0]
+    assert job[0].request.resources == {"cpu": 100} and lone.request.resources == {"cpu": 200}
+    # A later event of a released pod neither assumes it again nor releases it twice.
+    pod = next(p for p in pods if p["metadata"]["name"] != "lone")
+    scheduler._on_pod(WatchEvent("MODIFIED", "Pod", pod, None))
+    assert node.pod_count == 0 and scheduler._assigned[pod["metadata"]["uid"]] is job[0]
+    cluster.client().delete("Pod", "default", pod["metadata"]["name"])
+    cluster.run(200)
+    assert pod["metadata"]["uid"] not in scheduler._assigned and node.pod_count == 0
+
+
+def test_a_stopped_pods_network_record_keeps_no_name() -> None:
+    running = _run(1, 3)
+    lone = running.client().get("Pod", "default", "lone")
+    assert running.network._by_uid[lone["metadata"]["uid"]].fqdn == "lone.s.default.svc.cluster.local"
+    cluster = _run(1, 100)
+    lone = cluster.client().get("Pod", "default", "lone")
+    net = cluster.network._by_uid[lone["metadata"]["uid"]]
+    assert net.stopped and net.fqdn is None
+
+
+def test_podgc_still_collects_the_pods_of_a_deleted_node_in_key_order() -> None:
+    """PodGC's ``gcOrphaned`` over the nested index: every pod of a node that went away is failed and
+    deleted, in ``(namespace, name)`` order."""
+    cluster = _run(3, 3)
+    gc: PodGC = cluster.pod_gc
+    deleted: list[tuple[str, str]] = []
+
+    class Recording:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(client, name)
+
+        def delete(self, kind: str, namespace: str, name: str, **kwargs: Any) -> Any:
+            deleted.append((namespace, name))
+            return client.delete(kind, namespace, name, **kwargs)
+
+    client = gc._client
+    gc._client = Recording()  # type: ignore[assignment]
+    cluster.client().delete("Node", "", "node")
+    cluster.run(200)
+    assert sorted(deleted) == deleted and len(deleted) == 4
