@@ -146,8 +146,9 @@ def test_row_lines_are_the_canonical_lines_of_the_rows_events(rows: list[tuple])
 
 
 def test_a_chunk_keeps_the_rows_very_objects_and_shares_their_common_parts() -> None:
-    """What makes a compacted row small: its time, name and coordinates are the row's objects, and the
-    (kind, namespace, event, detail) of many rows one tuple."""
+    """What makes a compacted row small: its time a double, its name and coordinates the row's objects,
+    and the (kind, namespace, event, detail) of many rows one tuple. Read back, the rows of an instant
+    share one time float again."""
     log = TraceLog()
     slot = ("js", "workers", 0, 3, 0)
     now = 1.0 + 0.5
@@ -155,7 +156,9 @@ def test_a_chunk_keeps_the_rows_very_objects_and_shares_their_common_parts() -> 
         log.add_row((now, "Pod", "default", name, "Ready", slot, ""))
     log.compact()
     (chunk,) = log._chunks
-    assert chunk.times[0] is chunk.times[2] is now and chunk.coordinates[1] is slot
+    assert list(chunk.times) == [now] * 3 and chunk.coordinates[1] is slot
+    events = chunk.events(0)
+    assert events[0].time is events[1].time is events[2].time == now
     assert chunk.shared[0] is chunk.shared[1] is chunk.shared[2]
     assert log._rows == [] and log.add_row.__self__ is log._rows  # type: ignore[attr-defined]
     assert log[2] == TraceEvent(1.5, 2, "Pod", "default", "r", "Ready", "js", "workers", 0, 3, 0)

@@ -9,6 +9,8 @@ restart attempt) rather than leaving readers to re-derive them from object names
 from __future__ import annotations
 
 import hashlib
+import math
+from array import array
 from bisect import bisect_right
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -189,19 +191,20 @@ _SHARED_EVENT = itemgetter(2)
 
 
 class _Chunk:
-    """Rows kept in columns (:meth:`TraceLog.compact`): per row, references to its time (the float the
-    clock's ``now`` was, shared by the rows of an instant: fewer than half have one of their own), its
-    name, its coordinates (both shared: with the stored pod, and between a pod's events) and one
-    ``(kind, namespace, event, detail)`` tuple shared by all the rows of the chunk that have those (a
-    run has a few dozen such combinations). Some 46 bytes a row instead of 136 (the row tuple's 96, the
-    list's 8 and its time float's 32).
+    """Rows kept in columns (:meth:`TraceLog.compact`): per row, its time as a C double (an ``array``:
+    the float objects the clock's ``now`` was, some four a pod, were otherwise kept by the trace alone
+    all run long, 24 bytes each), and references to its name, its coordinates (both shared: with the
+    stored pod, and between a pod's events) and one ``(kind, namespace, event, detail)`` tuple shared by
+    all the rows of the chunk that have those (a run has a few dozen such combinations). Some 32 bytes a
+    row instead of 136 (the row tuple's 96, the list's 8 and its time float's 32).
 
-    Read back, a row's parts are the row's very objects."""
+    Read back, a row's parts are the row's very objects, but for its time: an equal float, one for the
+    consecutive rows of an instant (:meth:`events`), as few as the rows shared before."""
 
     __slots__ = ("coordinates", "names", "shared", "times")
 
     def __init__(self, rows: list[Row]) -> None:
-        self.times: tuple[float, ...] = tuple(map(_ROW_TIME, rows))
+        self.times = array("d", map(_ROW_TIME, rows))
         keys = list(map(_ROW_SHARED, rows))
         table: dict[tuple[str, str, str, str], tuple[str, str, str, str]] = {}
         self.shared: tuple[tuple[str, str, str, str], ...] = tuple(map(table.setdefault, keys, keys))
@@ -223,9 +226,12 @@ class _Chunk:
         new = tuple.__new__
         out: list[TraceEvent] = []
         keep = out.append
+        at = math.nan  # equal to no time: the first row's is kept
         for seq, time, (kind, namespace, event, detail), name, c in zip(
                 count(first), self.times, self.shared, self.names, self.coordinates):
-            keep(new(TraceEvent, (time, seq, kind, namespace, name, event, c[0], c[1], c[2], c[3], c[4],
+            if time != at:
+                at = time  # the float the rows of this instant share (times are never NaN)
+            keep(new(TraceEvent, (at, seq, kind, namespace, name, event, c[0], c[1], c[2], c[3], c[4],
                                   detail)))
         return out
 
