@@ -146,3 +146,32 @@ def test_podgc_still_collects_the_pods_of_a_deleted_node_in_key_order() -> None:
     cluster.client().delete("Node", "", "node")
     cluster.run(200)
     assert sorted(deleted) == deleted and len(deleted) == 4
+
+
+_STEPS = st.lists(st.one_of(st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 30.0]),
+                            st.sampled_from(["compact", "events"])), max_size=30)
+"""A run of a trace log: rows at these times, with a compaction or the events built in between."""
+
+
+@settings(max_examples=300, deadline=None)
+@given(_STEPS)
+def test_a_logs_order_check_reads_each_chunks_ends_only_and_answers_as_a_full_pass(
+        steps: list[float | str]) -> None:
+    """:meth:`TraceLog.in_order` over chunks checked in order when compacted (their ends only) answers
+    as the pass over every time does; the events read back have the rows' times."""
+    from fakecluster.scenario.trace import TraceLog
+
+    log = TraceLog()
+    times: list[float] = []
+    for step in steps:
+        if step == "compact":
+            log.compact()
+        elif step == "events":
+            log.events()
+        else:
+            assert isinstance(step, float)
+            log.add_row((step, "Pod", "default", f"p{len(times)}", "Ready", ("js", "w", 0, 0, 0), ""))
+            times.append(step)
+        assert log.in_order() == all(a <= b for a, b in zip(times, times[1:]))
+    events = log.events()
+    assert [e.time for e in events] == times and [e.seq for e in events] == list(range(len(times)))
