@@ -143,8 +143,10 @@ class Network:
             net.run.stop()
         # Its FQDN (an interned string of some 100 bytes) served only the /etc/hosts answer to its own
         # programs' lookups (:meth:`resolve`), which a stopped run never makes (it attempts no connect);
-        # kept, it would be the last reference to the name of each finished pod, all run long.
-        net.fqdn = None
+        # kept, it would be the last reference to the name of each finished pod, all run long. Its
+        # sandbox time, only :meth:`reachable` reads, and only of a pod not stopped: the float (24
+        # bytes) was the last reference to that clock time.
+        net.fqdn, net.sandbox_at = None, 0.0
 
     def close(self) -> None:
         """End of life (:meth:`Cluster.close <fakecluster.cluster.Cluster.close>`): break the program
