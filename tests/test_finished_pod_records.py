@@ -5,6 +5,7 @@ released pod's scheduler record is shared; a stopped pod's network record lets g
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 from hypothesis import given, settings
@@ -172,6 +173,6 @@ def test_a_logs_order_check_reads_each_chunks_ends_only_and_answers_as_a_full_pa
             assert isinstance(step, float)
             log.add_row((step, "Pod", "default", f"p{len(times)}", "Ready", ("js", "w", 0, 0, 0), ""))
             times.append(step)
-        assert log.in_order() == all(a <= b for a, b in zip(times, times[1:]))
+        assert log.in_order() == all(a <= b for a, b in pairwise(times))
     events = log.events()
     assert [e.time for e in events] == times and [e.seq for e in events] == list(range(len(times)))
