@@ -176,3 +176,16 @@ def test_a_logs_order_check_reads_each_chunks_ends_only_and_answers_as_a_full_pa
         assert log.in_order() == all(a <= b for a, b in pairwise(times))
     events = log.events()
     assert [e.time for e in events] == times and [e.seq for e in events] == list(range(len(times)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.floats(min_value=0.0, max_value=1e9), min_size=7, max_size=7))
+def test_a_pods_jitters_read_back_by_name_as_drawn(values: list[float]) -> None:
+    """The seven doubles a running pod keeps its jitters in read back, by phase name, as the floats
+    drawn, in :data:`KUBELET_JITTER_PHASES` order (``exit`` is ``exit_after``)."""
+    from fakecluster.kubelet.pod_timings import KUBELET_JITTER_PHASES, Jitters
+
+    jitters = Jitters.of(values)
+    names = [("exit_after" if p == "exit" else p) for p in KUBELET_JITTER_PHASES]
+    assert [getattr(jitters, name) for name in names] == values
+    assert all(type(getattr(jitters, name)) is float for name in names)

@@ -258,7 +258,7 @@ class PodWorker:
         """Drop what only the next status build or step reads, once :attr:`done` (which is never undone)
         and the last status written: the kubelet never builds this pod's status again nor runs a step
         for it (a step for a done worker is not run), and a node's finished pods stay known to it until
-        deleted, some 700 bytes each (the jitters: a tuple of seven floats)."""
+        deleted, some 700 bytes each (the jitters: an array of seven doubles)."""
         self.conditions_built = None
         self.pod_ips = None
         self.jitters = NO_JITTER
