@@ -150,9 +150,11 @@ class PodConstraints:
         return bool(self.affinity or self.anti_affinity or self.spread)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PlacedPod:
-    """What the inter-pod filters read from a pod bound to a node."""
+    """What the inter-pod filters read from a pod bound to a node. Never changed once made (not frozen:
+    the scheduler's record of a bound pod is one, :class:`~fakecluster.scheduler.scheduler._Assigned`,
+    made per pod, and a frozen dataclass sets each field through ``object.__setattr__``)."""
 
     namespace: str
     labels: Mapping[str, str]
