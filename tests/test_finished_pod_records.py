@@ -189,3 +189,17 @@ def test_a_pods_jitters_read_back_by_name_as_drawn(values: list[float]) -> None:
     names = [("exit_after" if p == "exit" else p) for p in KUBELET_JITTER_PHASES]
     assert [getattr(jitters, name) for name in names] == values
     assert all(type(getattr(jitters, name)) is float for name in names)
+
+
+_PART = st.text(alphabet=st.sampled_from("0123456789-:TZab.z"), max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_PART, _PART, _PART), max_size=12))
+def test_endpoint_keys_as_tuples_order_as_the_joined_strings(keys: list[tuple[str, str, str]]) -> None:
+    """An endpoint's sort key, ``(creationTimestamp, name, uid)``, orders as the NUL-joined string it
+    replaced (none of the three holds a NUL), and its first two as that string's head before its last
+    NUL (the tie order of new endpoints)."""
+    joined = {key: "\0".join(key) for key in keys}
+    assert sorted(keys) == sorted(keys, key=joined.__getitem__)
+    assert sorted(keys, key=lambda k: k[:2]) == sorted(keys, key=lambda k: joined[k].rpartition("\0")[0])

@@ -72,10 +72,10 @@ ServiceKey = tuple[str, str]
 class _Endpoint:
     """One pod's endpoint: its sort key, the wire form, and the slice it is in."""
 
-    key: str
-    """``creationTimestamp NUL name NUL uid``: oldest pod first, then by name and uid. One string, so
-    the bisection in a slice's order compares at C speed; ordered as the (timestamp, name, uid) tuple
-    is, since none of the three holds a NUL."""
+    key: tuple[str, str, str]
+    """``(creationTimestamp, name, uid)``: oldest pod first, then by name and uid. The pod's own strings
+    in a tuple (64 bytes), not joined into one string of its own (some 136): each ready pod keeps its
+    key while it is listed, and the bisection in a slice's order compares the tuples in C as well."""
     wire: Obj
     slice: _Slice | None = None
 
@@ -85,7 +85,7 @@ class _Slice:
     name: str
     members: dict[str, None] = field(default_factory=dict)
     """Pod uids of the endpoints in this slice."""
-    order: list[str] = field(default_factory=list)
+    order: list[tuple[str, str, str]] = field(default_factory=list)
     """The members' sort keys (:attr:`_Endpoint.key`), kept sorted: a write lists them without sorting."""
     wires: list[Obj] = field(default_factory=list)
     """The members' endpoint dicts, parallel to :attr:`order` (a write copies this list)."""
@@ -406,7 +406,7 @@ class EndpointSliceController:
             return
         meta = pod["metadata"]
         created = meta.get("creationTimestamp") or ""
-        state.endpoints[uid] = _Endpoint(f"{created}\0{meta['name']}\0{uid}", wire)
+        state.endpoints[uid] = _Endpoint((created, meta["name"], uid), wire)
         state.unplaced[uid] = None
         listed = self._pod_services.get(uid)
         self._pod_services[uid] = (key,) if listed is None else (*listed, key)
@@ -478,7 +478,7 @@ class EndpointSliceController:
         # By (timestamp, name) only: pods that tie there keep the order they came in (a stable sort).
         # Nearly always one (a sync per pod change): nothing to sort.
         pending = [*unplaced] if len(unplaced) == 1 else \
-            sorted(unplaced, key=lambda uid: endpoints[uid].key.rpartition("\0")[0])
+            sorted(unplaced, key=lambda uid: endpoints[uid].key[:2])
         unplaced.clear()
         slices = state.slices
         for uid in pending:
