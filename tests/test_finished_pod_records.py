@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from fakecluster.api.objects import Obj
 from fakecluster.api.watch import WatchEvent
 from fakecluster.cluster import Cluster, ClusterConfig, NodePool
-from fakecluster.controllers.podgc import PodGC, PodIndex, PodKey, _discard, _sorted
+from fakecluster.controllers.node_pods import discard
+from fakecluster.controllers.podgc import PodGC, PodIndex, PodKey, _sorted
 from fakecluster.controllers.taint_eviction import PodNodeIndex
 from fakecluster.kubelet.pod_timings import PodTimings
 
@@ -58,7 +59,7 @@ def test_the_nested_pod_indexes_answer_as_a_flat_index_of_keys(ops: list[tuple[b
             flat.get(node, {}).pop((namespace, name), None)
             if not flat.get(node, True):
                 del flat[node]
-            _discard(gc_index, node, namespace, name)
+            discard(gc_index, node, namespace, name)
         for n in ("n1", "n2"):
             expected = sorted(flat.get(n, {}).items())
             assert index.pods_on(n) == [key for key, _ in expected]

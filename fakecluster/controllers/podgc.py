@@ -34,6 +34,7 @@ from fakecluster.api.objects import Obj, disruption_target, update_pod_condition
 from fakecluster.api.watch import WatchEvent
 from fakecluster.client.protocol import Client
 from fakecluster.clock import Clock, Timer
+from fakecluster.controllers.node_pods import NodePods, discard
 
 COMPONENT = "pod-garbage-collector"
 GC_CHECK_PERIOD = 20.0
@@ -43,11 +44,11 @@ PODGC_REASON = "DeletionByPodGC"
 PODGC_MESSAGE = "PodGC: node no longer exists"
 PodKey = tuple[str, str]
 """``(namespace, name)`` of a pod."""
-PodIndex = dict[str, dict[str, dict[str, str]]]
-"""Pods by node, then namespace, then name, with their uid. Not by node and then a ``(namespace, name)``
-key: a bound pod stays indexed until it is deleted, so that key would be a tuple of some 56 bytes of
-this controller's own per pod, all run long; every reader sorts the pods by ``(namespace, name)``
-(:func:`_sorted`), which a sort by namespace and then by name within each is."""
+PodIndex = NodePods[str]
+"""Pods by node, then namespace, then name, with their uid (:mod:`~fakecluster.controllers.node_pods`):
+no ``(namespace, name)`` key of this controller's own per bound pod, some 56 bytes each all run long;
+every reader sorts the pods by ``(namespace, name)`` (:func:`_sorted`), which a sort by namespace and
+then by name within each is."""
 
 
 def _node_ready(node: Obj) -> bool:
@@ -114,8 +115,8 @@ class PodGC:
         namespace, name = meta.get("namespace", ""), meta["name"]
         uid = meta["uid"]
         if event.type == "DELETED":
-            _discard(self._bound, node, namespace, name)
-            _discard(self._terminating, node, namespace, name)
+            discard(self._bound, node, namespace, name)
+            discard(self._terminating, node, namespace, name)
             self._handled.pop(uid, None)
             return
         if node:
@@ -197,20 +198,6 @@ class PodGC:
         except ApiError as err:
             if len(self.errors) < 20:
                 self.errors.append(f"{self._clock.now:.3f}s {namespace}/{name}: {err.message}")
-
-
-def _discard(index: PodIndex, node: str, namespace: str, name: str) -> None:
-    """Forget the pod; a namespace, then a node, left without pods goes too (a node in an index has
-    pods)."""
-    namespaces = index.get(node)
-    if namespaces is not None:
-        pods = namespaces.get(namespace)
-        if pods is not None:
-            pods.pop(name, None)
-            if not pods:
-                del namespaces[namespace]
-                if not namespaces:
-                    del index[node]
 
 
 def _sorted(namespaces: dict[str, dict[str, str]]) -> list[tuple[PodKey, str]]:

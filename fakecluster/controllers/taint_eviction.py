@@ -30,6 +30,7 @@ from fakecluster.api.toleration import matching_tolerations
 from fakecluster.api.watch import WatchEvent
 from fakecluster.client.protocol import Client
 from fakecluster.clock import Clock, Timer
+from fakecluster.controllers.node_pods import NodePods, discard
 from fakecluster.runtime import Controller
 
 COMPONENT = "taint-eviction-controller"
@@ -44,7 +45,7 @@ class PodNodeIndex:
     informer (``getPodsAssignedToNode``). Fed by one watch; O(1) per pod event."""
 
     def __init__(self, client: Client) -> None:
-        self._by_node: dict[str, dict[str, dict[str, None]]] = {}
+        self._by_node: NodePods[None] = {}
         """Pod names by node and namespace. Not by node and a ``(namespace, name)`` key: a pod stays
         indexed until it is deleted, so that key would be a tuple of some 56 bytes of the index's own per
         pod, all run long; :meth:`pods_on` sorts by namespace, then by name within each, which is the
@@ -61,15 +62,7 @@ class PodNodeIndex:
         meta = event.object["metadata"]
         namespace, name = meta.get("namespace", ""), meta["name"]
         if event.type == "DELETED":
-            namespaces = self._by_node.get(node)
-            if namespaces is not None:
-                pods = namespaces.get(namespace)
-                if pods is not None:
-                    pods.pop(name, None)
-                    if not pods:
-                        del namespaces[namespace]
-                        if not namespaces:
-                            del self._by_node[node]
+            discard(self._by_node, node, namespace, name)
         else:
             self._by_node.setdefault(node, {}).setdefault(namespace, {})[name] = None
 
