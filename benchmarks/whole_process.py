@@ -2,7 +2,8 @@
 from outside (interpreter start, imports, the run, and everything after it, garbage collection and exit
 included), as a user running ``fakecluster run`` pays it.
 
-Run on demand (never in CI): ``python benchmarks/whole_process.py [--runs 3] [--cases 10k 100k ...]``.
+Run on demand (never in CI): ``python benchmarks/whole_process.py [--runs 3] [--cases 10k 100k ...]
+[--interleave]``.
 Prints, per case, the median (and min-max) wall seconds of ``--runs`` runs, user+sys CPU seconds,
 pods per wall second, wall microseconds per pod and the peak resident set size (the largest of the
 runs, from ``wait4``'s rusage). The processes run as a user's do, with cached bytecode (an untimed
@@ -17,6 +18,7 @@ case        pods     pods per Job  what it measures
 10k         10,000   500           the headline figure
 100k        100,000  500           the large end; memory
 20k-201     20,000   100           201 Jobs: per-Job costs (JobSet reconcile walking its Jobs)
+20k-11      20,000   2,000         the same pods in 11 Jobs: ``20k-201``'s like-for-like reference
 10k-conn    10,000   500           every worker runs a connect program (DNS, TCP, EndpointSlices)
 10k-inv     10,000   500           the headline case with the invariants checked, as scenario runs do
 1k-inv      1,000    500           the small case with the invariants checked
@@ -59,6 +61,7 @@ CASES = {
         Case("10k", 10_000, 500),
         Case("100k", 100_000, 500),
         Case("20k-201", 20_000, 100),
+        Case("20k-11", 20_000, 2_000),
         Case("10k-conn", 10_000, 500, ("--variant", "connect")),
         Case("10k-inv", 10_000, 500, ("--invariants",)),
         Case("1k-inv", 1_000, 500, ("--invariants",)),
@@ -119,13 +122,23 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3, help="runs per case (the median is reported)")
     parser.add_argument("--cases", nargs="+", choices=list(CASES),
                         default=["1k", "10k", "20k-201", "10k-conn", "10k-inv", "100k"])
+    parser.add_argument("--interleave", action="store_true",
+                        help="run the cases round-robin (run 1 of each, then run 2 of each, ...) and print "
+                             "the table at the end: a drift of the machine's speed then hits every case "
+                             "alike, for comparing cases with each other (20k-11 against 20k-201)")
     args = parser.parse_args()
     warm_up()
     print(f"{'case':>9} {'pods':>7} {'jobs':>5} {'wall s (min-max)':>22} {'cpu s':>7} {'pods/s':>8} "
           f"{'us/pod':>7} {'peak RSS':>9}  result")
-    for name in args.cases:
+    cases = list(dict.fromkeys(args.cases))  # each case once
+    interleaved: dict[str, list[Sample]] = {name: [] for name in cases}
+    if args.interleave:
+        for _ in range(args.runs):
+            for name in cases:
+                interleaved[name].append(run_once(CASES[name]))
+    for name in cases:
         case = CASES[name]
-        samples = [run_once(case) for _ in range(args.runs)]
+        samples = interleaved[name] or [run_once(case) for _ in range(args.runs)]
         walls = [s.wall for s in samples]
         wall = statistics.median(walls)
         cpu = statistics.median(s.cpu for s in samples)
