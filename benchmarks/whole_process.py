@@ -19,6 +19,8 @@ case        pods     pods per Job  what it measures
 100k        100,000  500           the large end; memory
 20k-201     20,000   100           201 Jobs: per-Job costs (JobSet reconcile walking its Jobs)
 20k-11      20,000   2,000         the same pods in 11 Jobs: ``20k-201``'s like-for-like reference
+2k-501      2,000    4             many small Jobs (a TPU multi-slice shape): per-Job costs dominate
+2k-5        2,000    500           the same pods in 5 Jobs: ``2k-501``'s like-for-like reference
 10k-conn    10,000   500           every worker runs a connect program (DNS, TCP, EndpointSlices)
 10k-inv     10,000   500           the headline case with the invariants checked, as scenario runs do
 1k-inv      1,000    500           the small case with the invariants checked
@@ -62,6 +64,8 @@ CASES = {
         Case("100k", 100_000, 500),
         Case("20k-201", 20_000, 100),
         Case("20k-11", 20_000, 2_000),
+        Case("2k-501", 2_000, 4),
+        Case("2k-5", 2_000, 500),
         Case("10k-conn", 10_000, 500, ("--variant", "connect")),
         Case("10k-inv", 10_000, 500, ("--invariants",)),
         Case("1k-inv", 1_000, 500, ("--invariants",)),
