@@ -44,6 +44,8 @@ ACTIVE, SUCCESSFUL, FAILED, PREVIOUS = range(4)
 
 _NO_COUNTS = (0,) * len(_COUNTERS)
 _SUSPENDED = _COUNTERS.index("suspended")
+SUCCEEDED = _COUNTERS.index("succeeded")
+"""Where a count tuple holds the number of successful Jobs."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -168,7 +168,8 @@ class JobSetController:
         if owned.failed:
             execute_failure_policy(js, owned.failed, opts, restart_job=restart_job)
             return None
-        if owned.successful and execute_success_policy(js, owned.successful, opts):
+        counts = owned.summary.counts if owned.summary is not None else None  # the view's, if cached
+        if owned.successful and execute_success_policy(js, owned.successful, opts, counts=counts):
             return None
         create_headless_svc_if_necessary(self.client, self.recorder, js)
         if spec_of(js).get("volumeClaimPolicies"):
