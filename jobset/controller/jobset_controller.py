@@ -88,7 +88,7 @@ class JobSetController:
         """Each JobSet's classified Jobs, patched per Job (:mod:`jobset.controller.child_jobs_cache`)."""
         self.controller = Controller(clock, "jobset-controller", self.reconcile, latency=latency)
         client.watch(api.KIND, self._on_jobset)
-        client.watch("Job", self._on_owned)
+        client.watch("Job", self._on_job)
         client.watch("Service", self._on_owned)
         for js in client.list(api.KIND):
             self.controller.enqueue((js["metadata"].get("namespace", ""), js["metadata"]["name"]))
@@ -116,8 +116,11 @@ class JobSetController:
         meta = event.object["metadata"]
         self.controller.enqueue((meta.get("namespace", ""), meta["name"]))
 
-    def _on_owned(self, event: WatchEvent) -> None:
-        """``handler.EnqueueRequestForOwner(..., OnlyControllerOwner())`` for the old and new object."""
+    def _on_owned(self, event: WatchEvent, *, job: bool = False) -> None:
+        """``handler.EnqueueRequestForOwner(..., OnlyControllerOwner())`` for the old and new object.
+
+        ``job``: the object is a Job, whose name is also told to the child-Jobs cache as a hint of where
+        the JobSet's next List may differ from its last (:meth:`ChildJobsCache.touched`)."""
         for obj in (event.object, event.old):
             if obj is None:
                 continue
@@ -127,7 +130,15 @@ class JobSetController:
                 and ref.get("kind") == api.KIND
                 and str(ref.get("apiVersion", "")).split("/")[0] == api.GROUP
             ):
-                self.controller.enqueue((obj["metadata"].get("namespace", ""), ref["name"]))
+                meta = obj["metadata"]
+                namespace = meta.get("namespace", "")
+                self.controller.enqueue((namespace, ref["name"]))
+                if job:
+                    self.child_jobs.touched(namespace, ref["name"], meta["name"])
+
+    def _on_job(self, event: WatchEvent) -> None:
+        """:meth:`_on_owned` of a Job."""
+        self._on_owned(event, job=True)
 
     # ------------------------------------------------------------------ reconcile
     def reconcile(self, key: NamespacedName) -> float | None:
