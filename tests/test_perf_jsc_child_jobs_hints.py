@@ -13,7 +13,9 @@ from test_child_jobs_cache import mutate, outcome, owned_job, plain
 
 from fakecluster.api.objects import Obj, clone
 from jobset.controller import child_jobs_cache
+from jobset.controller.child_jobs import ChildJobs
 from jobset.controller.child_jobs_cache import ChildJobsCache
+from jobset.controller.errors import ReconcileError
 from jobset.controller.job_facts import JobFactsCache
 
 
@@ -54,6 +56,7 @@ def test_the_hinted_patch_matches_the_plain_functions(seed: int) -> None:
     jobs = [owned_job(f"js-a-{i}", "a") for i in range(3)] + [owned_job(f"js-b-{i}", "b") for i in range(2)]
     cache = ChildJobsCache(JobFactsCache())
     listed = list(jobs)
+    held: tuple[ChildJobs, list[list[int]]] | None = None
     for _ in range(200):
         before = listed
         for _ in range(rng.choice([1, 1, 1, 2, 3])):
@@ -64,6 +67,13 @@ def test_the_hinted_patch_matches_the_plain_functions(seed: int) -> None:
         for name in hints_for(rng, before, listed):
             cache.touched(js["metadata"]["namespace"], js["metadata"]["name"], name)
         assert outcome(js, listed, cache.child_jobs) == outcome(js, listed, plain)
+        if held is not None:  # read only now, after the view was patched again: still the old List's
+            assert [[id(job) for job in group] for group in held[0].buckets()] == held[1]
+        try:
+            expected = [[id(job) for job in group] for group in plain(js, listed).buckets()]
+            held = (cache.child_jobs(js, list(listed)), expected)
+        except ReconcileError:
+            held = None
 
 
 def test_an_equal_copy_nobody_named_is_handed_out_as_listed() -> None:

@@ -33,6 +33,10 @@ from itertools import compress
 from fakecluster.api.objects import Obj, shared_ends
 from jobset.api.v1alpha2 import jobset_types as api
 from jobset.controller.child_jobs import (
+    ACTIVE,
+    FAILED,
+    PREVIOUS,
+    SUCCESSFUL,
     ChildJobs,
     ChildJobsSummary,
     add_counts,
@@ -62,24 +66,87 @@ def bucket_of(job_facts: JobFacts, owner: Owner, current_restarts: int) -> int:
     return job_bucket(job_facts, current_restarts)
 
 
+class _PickedChildJobs(ChildJobs):
+    """A :class:`ChildJobs` whose bucket lists are picked out of a List when first read.
+
+    Most reconciles only ask whether a bucket is empty (``owned.failed``, ``owned.previous``) or read
+    its counts from the summary, and never the active Jobs themselves: picking those out of hundreds of
+    Jobs (``itertools.compress``) at every reconcile cost more than the rest of the view's work. What it
+    picks from never changes after it is made: the view replaces its List and copies a mask before
+    changing it."""
+
+    __slots__ = ("_groups", "_jobs", "_masks", "_sizes")
+
+    def __init__(self, jobs: list[Obj], masks: tuple[list[bool], ...], sizes: tuple[int, ...],
+                 summary: ChildJobsSummary) -> None:
+        self._jobs = jobs
+        self._masks = masks
+        self._sizes = sizes
+        self._groups: list[list[Obj] | None] = [None, None, None, None]
+        self.summary = summary
+
+    def _group(self, bucket: int) -> list[Obj]:
+        group = self._groups[bucket]
+        if group is None:
+            size, jobs = self._sizes[bucket], self._jobs
+            group = [] if size == 0 else list(jobs) if size == len(jobs) else list(
+                compress(jobs, self._masks[bucket]))
+            self._groups[bucket] = group
+        return group
+
+    @property
+    def active(self) -> list[Obj]:
+        return self._group(ACTIVE)
+
+    @active.setter
+    def active(self, value: list[Obj]) -> None:
+        self._groups[ACTIVE] = value
+
+    @property
+    def successful(self) -> list[Obj]:
+        return self._group(SUCCESSFUL)
+
+    @successful.setter
+    def successful(self, value: list[Obj]) -> None:
+        self._groups[SUCCESSFUL] = value
+
+    @property
+    def failed(self) -> list[Obj]:
+        return self._group(FAILED)
+
+    @failed.setter
+    def failed(self, value: list[Obj]) -> None:
+        self._groups[FAILED] = value
+
+    @property
+    def previous(self) -> list[Obj]:
+        return self._group(PREVIOUS)
+
+    @previous.setter
+    def previous(self, value: list[Obj]) -> None:
+        self._groups[PREVIOUS] = value
+
+
 @dataclass(slots=True)
 class _View:
     """One JobSet's last List and everything derived from it.
 
-    The Jobs of a bucket are not kept as lists: :meth:`child_jobs` picks them out of the List it is
-    given (``masks``), so what it hands out is always that List's very objects, in its order, even where
-    a patch found a Job equal to, not identical with, the one it replaces (:func:`_hinted_changes`)."""
+    The Jobs of a bucket are not kept as lists: :meth:`child_jobs` picks them out of the List it was
+    last given (``masks``), so what it hands out is always that List's very objects, in its order, even
+    where a patch found a Job equal to, not identical with, the one it replaces (:func:`_hinted_changes`)."""
 
     owner: Owner
     restarts: int
     jobs: list[Obj]
-    """The last List (a private copy), owned or not, in name order."""
+    """The last List (a private copy, replaced, never changed, once handed out), owned or not, in name
+    order."""
     facts: list[JobFacts]
     """Aligned with ``jobs`` (of a Job equal to ``jobs[i]``, if not of ``jobs[i]`` itself)."""
     buckets: list[int]
     """Aligned with ``jobs``: :data:`NOT_OWNED` or the index of the Job's group (``ChildJobs.buckets``)."""
-    masks: tuple[list[bool], list[bool], list[bool], list[bool]]
-    """Per bucket, aligned with ``jobs``: whether the Job is in it (``buckets[i] == b``)."""
+    masks: list[list[bool]]
+    """Per bucket, aligned with ``jobs``: whether the Job is in it (``buckets[i] == b``); copied before a
+    change (a handed-out :class:`_PickedChildJobs` may still read the old one)."""
     sizes: list[int]
     """Per bucket: how many Jobs are in it."""
     counts: dict[str | None, tuple[int, ...]]
@@ -91,14 +158,10 @@ class _View:
     """``ChildJobsSummary.covered`` of every summary of this view (valid as long as ``names``)."""
 
     def child_jobs(self) -> ChildJobs:
-        """A :class:`ChildJobs` of new lists, picked out of ``jobs`` (the List the view was last given)."""
-        jobs = self.jobs
-        groups = [
-            [] if size == 0 else list(jobs) if size == len(jobs) else list(compress(jobs, mask))
-            for size, mask in zip(self.sizes, self.masks, strict=True)
-        ]
+        """A :class:`ChildJobs` of ``jobs`` (the List the view was last given): new lists, each picked
+        when first read."""
         summary = ChildJobsSummary(names=self.names, counts=dict(self.counts), covered=self.covered)
-        return ChildJobs(groups[0], groups[1], groups[2], groups[3], summary=summary)
+        return _PickedChildJobs(self.jobs, tuple(self.masks), tuple(self.sizes), summary)
 
     def put(self, index: int, job_facts: JobFacts, bucket: int) -> None:
         """Record newer facts for the Job at ``index`` (same name and ownership), now in ``bucket``."""
@@ -108,8 +171,9 @@ class _View:
             add_counts(self.counts, job_facts, bucket)
             if bucket != old_bucket:
                 self.buckets[index] = bucket
-                self.masks[old_bucket][index] = False
-                self.masks[bucket][index] = True
+                for group, value in ((old_bucket, False), (bucket, True)):
+                    mask = self.masks[group] = list(self.masks[group])
+                    mask[index] = value
                 self.sizes[old_bucket] -= 1
                 self.sizes[bucket] += 1
         self.facts[index] = job_facts
@@ -120,7 +184,7 @@ def build_view(js: Obj, jobs: list[Obj], facts: FactsOf) -> _View:
     in name order, whose ``restart-attempt`` label does not parse)."""
     owner = owner_of(js)
     current_restarts = restarts(js)
-    view = _View(owner, current_restarts, list(jobs), [], [], ([], [], [], []), [0, 0, 0, 0], {},
+    view = _View(owner, current_restarts, list(jobs), [], [], [[], [], [], []], [0, 0, 0, 0], {},
                  frozenset(), {})
     for index, job in enumerate(jobs):
         job_facts = facts(job)
