@@ -324,11 +324,37 @@ def reconcile_copy(js: Obj) -> Obj:
     Only the top level, ``metadata`` and ``status`` are copied; the ``spec`` (the bulk: every pod
     template) is the stored snapshot's, shared read-only. Nothing in the reconcile writes to it (what it
     builds from templates, it clones), and the test suite's snapshot guard
-    (:mod:`fakecluster.apiserver.snapshots`) would catch a write."""
+    (:mod:`fakecluster.apiserver.snapshots`) would catch a write. The status is copied as deep as the
+    reconcile writes into it (:func:`status_copy`)."""
     copy = dict(js)
-    for key in ("metadata", "status"):
-        if key in copy:
-            copy[key] = clone(copy[key])
+    if "metadata" in copy:
+        copy["metadata"] = clone(copy["metadata"])
+    if "status" in copy:
+        copy["status"] = status_copy(copy["status"])
+    return copy
+
+
+def status_copy(status: object) -> object:
+    """A copy of a JobSet status that every write of the reconcile may go to: the status itself (its
+    fields are set), its ``conditions`` list (:func:`~jobset.controller.conditions.update_condition`
+    replaces and appends items, never changes one), its ``replicatedJobsStatus`` list
+    (:func:`~jobset.controller.child_jobs.replicated_job_statuses_equal` sorts it in place) and that
+    list's entries (the failure policy sets their ``jobRestarts`` lists, never changes one). The rest is
+    the stored snapshot's, shared read-only, as the spec is (the snapshot guard would catch a write): a
+    deep :func:`clone` of it all cost some 57k instructions per reconcile, 2% of a run of 500 small Jobs
+    reconciled some 8 times each. Anything not of the expected shape is cloned."""
+    if type(status) is not dict:
+        return clone(status)
+    copy = dict(status)
+    conditions = copy.get("conditions")
+    if conditions is not None:
+        copy["conditions"] = list(conditions) if type(conditions) is list else clone(conditions)
+    entries = copy.get("replicatedJobsStatus")
+    if entries is not None:
+        copy["replicatedJobsStatus"] = (
+            [dict(entry) if type(entry) is dict else clone(entry) for entry in entries]
+            if type(entries) is list else clone(entries)
+        )
     return copy
 
 
