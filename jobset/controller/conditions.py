@@ -16,6 +16,7 @@ emitted only after the status write succeeds, as ``statusUpdateOpts`` does upstr
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from fakecluster.api.objects import Obj
@@ -114,42 +115,45 @@ def exclusive_conditions(cond1: Obj, cond2: Obj) -> bool:
     return pair == {api.JOBSET_STARTUP_POLICY_IN_PROGRESS, api.JOBSET_STARTUP_POLICY_COMPLETED}
 
 
+_COMPLETED = ConditionOpts(
+    EVENT_TYPE_NORMAL, api.JOBSET_COMPLETED, "True", api.ALL_JOBS_COMPLETED_REASON,
+    api.ALL_JOBS_COMPLETED_MESSAGE,
+)
+_SUSPENDED = ConditionOpts(
+    EVENT_TYPE_NORMAL, api.JOBSET_SUSPENDED, "True", api.JOBSET_SUSPENDED_REASON, api.JOBSET_SUSPENDED_MESSAGE
+)
+_RESUMED = ConditionOpts(
+    EVENT_TYPE_NORMAL, api.JOBSET_SUSPENDED, "False", api.JOBSET_RESUMED_REASON, api.JOBSET_RESUMED_MESSAGE
+)
+"""The fixed conditions, built once: a frozen dataclass's construction (``object.__setattr__`` per field)
+cost as much as the ``updateCondition`` that reads it, and one is set two or three times a reconcile."""
+
+
 def make_completed_condition_opts() -> ConditionOpts:
     """``makeCompletedConditionsOpts``."""
-    return ConditionOpts(
-        EVENT_TYPE_NORMAL,
-        api.JOBSET_COMPLETED,
-        "True",
-        api.ALL_JOBS_COMPLETED_REASON,
-        api.ALL_JOBS_COMPLETED_MESSAGE,
-    )
+    return _COMPLETED
 
 
 def make_suspended_condition_opts() -> ConditionOpts:
     """``makeSuspendedConditionOpts``."""
-    return ConditionOpts(
-        EVENT_TYPE_NORMAL,
-        api.JOBSET_SUSPENDED,
-        "True",
-        api.JOBSET_SUSPENDED_REASON,
-        api.JOBSET_SUSPENDED_MESSAGE,
-    )
+    return _SUSPENDED
 
 
 def make_resumed_condition_opts() -> ConditionOpts:
     """``makeResumedConditionOpts``: flips an existing ``Suspended`` condition to False."""
-    return ConditionOpts(
-        EVENT_TYPE_NORMAL,
-        api.JOBSET_SUSPENDED,
-        "False",
-        api.JOBSET_RESUMED_REASON,
-        api.JOBSET_RESUMED_MESSAGE,
-    )
+    return _RESUMED
+
+
+@functools.lru_cache(maxsize=64)
+def restarting_condition_false(reason: str, message: str) -> ConditionOpts:
+    """The ``RestartingJobSet=False`` condition of ``setRestartingConditionFalse`` (built once per reason and
+    message: the callers pass constants)."""
+    return ConditionOpts(EVENT_TYPE_NORMAL, api.JOBSET_RESTARTING, "False", reason, message)
 
 
 def set_restarting_condition_false(js: Obj, reason: str, message: str, opts: StatusUpdate) -> None:
     """``setRestartingConditionFalse``: only ever flips an existing ``RestartingJobSet`` condition."""
-    set_condition(js, ConditionOpts(EVENT_TYPE_NORMAL, api.JOBSET_RESTARTING, "False", reason, message), opts)
+    set_condition(js, restarting_condition_false(reason, message), opts)
 
 
 def set_jobset_completed_condition(js: Obj, opts: StatusUpdate) -> None:

@@ -26,31 +26,28 @@ def in_order_startup_policy(startup_policy: Obj | None) -> bool:
     return startup_policy is not None and startup_policy.get("startupPolicyOrder") == api.IN_ORDER
 
 
+_IN_PROGRESS = ConditionOpts(
+    EVENT_TYPE_NORMAL,
+    api.JOBSET_STARTUP_POLICY_IN_PROGRESS,
+    "True",
+    api.IN_ORDER_STARTUP_POLICY_IN_PROGRESS_REASON,
+    api.IN_ORDER_STARTUP_POLICY_IN_PROGRESS_MESSAGE,
+)
+_COMPLETED = ConditionOpts(
+    EVENT_TYPE_NORMAL,
+    api.JOBSET_STARTUP_POLICY_COMPLETED,
+    "True",
+    api.IN_ORDER_STARTUP_POLICY_COMPLETED_REASON,
+    api.IN_ORDER_STARTUP_POLICY_COMPLETED_MESSAGE,
+)
+"""Built once (a frozen dataclass is dear to build, and one of these is set at every InOrder reconcile)."""
+
+
 def set_in_order_startup_policy_in_progress_condition(js: Obj, opts: StatusUpdate) -> None:
     """``setInOrderStartupPolicyInProgressCondition``."""
-    set_condition(
-        js,
-        ConditionOpts(
-            EVENT_TYPE_NORMAL,
-            api.JOBSET_STARTUP_POLICY_IN_PROGRESS,
-            "True",
-            api.IN_ORDER_STARTUP_POLICY_IN_PROGRESS_REASON,
-            api.IN_ORDER_STARTUP_POLICY_IN_PROGRESS_MESSAGE,
-        ),
-        opts,
-    )
+    set_condition(js, _IN_PROGRESS, opts)
 
 
 def set_in_order_startup_policy_completed_condition(js: Obj, opts: StatusUpdate) -> None:
     """``setInOrderStartupPolicyCompletedCondition``: also flips ``StartupPolicyInProgress`` to False."""
-    set_condition(
-        js,
-        ConditionOpts(
-            EVENT_TYPE_NORMAL,
-            api.JOBSET_STARTUP_POLICY_COMPLETED,
-            "True",
-            api.IN_ORDER_STARTUP_POLICY_COMPLETED_REASON,
-            api.IN_ORDER_STARTUP_POLICY_COMPLETED_MESSAGE,
-        ),
-        opts,
-    )
+    set_condition(js, _COMPLETED, opts)
