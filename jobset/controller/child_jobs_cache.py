@@ -138,8 +138,8 @@ class _View:
     owner: Owner
     restarts: int
     jobs: list[Obj]
-    """The last List (a private copy, replaced, never changed, once handed out), owned or not, in name
-    order."""
+    """The last List (a private copy), owned or not, in name order. Replaced, not changed, once handed out
+    (:func:`_hinted_changes` probes it in place, and puts it back before anything can read it)."""
     facts: list[JobFacts]
     """Aligned with ``jobs`` (of a Job equal to ``jobs[i]``, if not of ``jobs[i]`` itself)."""
     buckets: list[int]
