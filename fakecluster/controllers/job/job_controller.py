@@ -27,7 +27,7 @@ from fakecluster.clock import Clock, parse_rfc3339
 from fakecluster.controllers.job.events import JobEventRecorder
 from fakecluster.controllers.job.expectations import PodExpectations
 from fakecluster.controllers.job.pod_control import remove_tracking_finalizer
-from fakecluster.controllers.job.pod_view import JobPodViews
+from fakecluster.controllers.job.pod_view import JobPodView, JobPodViews, ViewParams
 from fakecluster.controllers.job.pods import has_tracking_finalizer
 from fakecluster.controllers.job.status import BackoffRecord, is_finished
 from fakecluster.controllers.job.sync import SYNC_JOB_BATCH_PERIOD, JobSync
@@ -64,6 +64,8 @@ class JobController:
         self._events = JobEventRecorder(client, clock)
         self._pod_views = JobPodViews()
         """Per Job: its pods as its syncs count them, kept current from the pod watch (see job_pod_view)."""
+        self._quiet: dict[JobKey, QuietSync] = {}
+        """Per Job: its last sync, if it was quiet (see :class:`QuietSync`)."""
         self.controller = Controller(clock, COMPONENT, self._sync, latency=latency,
                                      backoff_base=DEFAULT_JOB_API_BACKOFF, backoff_max=MAX_JOB_API_BACKOFF)
         self._client.watch("Job", self._on_job_event)
@@ -79,9 +81,11 @@ class JobController:
 
     def _sync_job(self, namespace: str, name: str) -> float | None:
         """``syncJob``: skip Jobs that are gone, managed elsewhere, finished or of an unknown completion
-        mode (dropping their back-off record), else run one :class:`JobSync`."""
+        mode (dropping their back-off record), else run one :class:`JobSync`, unless the last one was
+        quiet and would be again (:class:`QuietSync`)."""
         key = (namespace, name)
         job = self._get_job(namespace, name)
+        quiet = self._quiet.pop(key, None)
         if job is None:
             self._backoff.pop(key, None)
             self._expectations.forget(key)
@@ -96,14 +100,31 @@ class JobController:
             self._record_event(job, "Warning", "UnknownCompletionMode",
                                "Skipped Job sync because completion mode is unknown")
             return None
+        backoff = self._backoff.get(key)
+        satisfied = self._expectations.satisfied(key)
+        if quiet is not None and self._still_quiet(quiet, job, backoff, satisfied):
+            self._quiet[key] = quiet
+            return None
 
         def save_backoff(record: BackoffRecord) -> None:
             self._backoff[key] = record
 
-        sync = JobSync(self._client, self._clock, job, self._backoff.get(key, BackoffRecord()),
+        sync = JobSync(self._client, self._clock, job, BackoffRecord() if backoff is None else backoff,
                        save_backoff=save_backoff, record_event=self._record_event,
                        expectations=self._expectations, pod_views=self._pod_views)
-        return sync.run()
+        requeue = sync.run()
+        if sync.quiet:
+            self._quiet[key] = QuietSync(job, backoff, satisfied, sync.uid, sync.view_params, sync.pod_view)
+        return requeue
+
+    def _still_quiet(self, quiet: QuietSync, job: Obj, backoff: BackoffRecord | None,
+                     satisfied: bool) -> bool:
+        """Whether a sync of ``job`` would do what the quiet one before it did, nothing (see
+        :class:`QuietSync`); catches the Job's view up."""
+        if quiet.job is not job or quiet.backoff is not backoff or quiet.satisfied != satisfied:
+            return False
+        view = self._pod_views.hold(quiet.uid, quiet.view.namespace, quiet.params)
+        return view is quiet.view and view.moves == quiet.moves
 
     def _sync_orphan_pod(self, namespace: str, name: str) -> None:
         """``syncOrphanPod``: remove the tracking finalizer unless a live, unfinished batch/v1 Job (or an
@@ -134,6 +155,7 @@ class JobController:
             return
         if event.type == "DELETED":
             self._pod_views.forget(meta["uid"])
+            self._quiet.pop(key[1:], None)
             # kubernetes#132109 (fixes #132042): a Job recreated under the same name (JobSet's restarts)
             # must not inherit the deleted one's pod back-off or expectations, so they go with the
             # DELETED event, not only at a sync that finds the key gone (which may never happen).
@@ -279,6 +301,34 @@ class JobController:
         """An event on the Job through the correlating recorder (:mod:`.events`); a cluster that does not
         serve Events answers the writes NotFound, which, like any other failure, drops the event."""
         self._events.event(job, event_type, reason, note)
+
+
+class QuietSync:
+    """A Job's last sync, which was quiet (:attr:`JobSync.quiet`): no API call, no requeue, not
+    finishing the Job, and nothing of its pods read but their counts and classes.
+
+    Such a sync is a function of the Job object, the pod-failure back-off record, whether the pod
+    expectations were satisfied, and the view's counts and classes; the clock it reads only where it
+    writes (a start time, a condition, a Suspended change) or requeues (deadline, back-off), which it
+    did not. Its own effects were none. So the next sync of the Job, if it finds the very same Job object
+    (the store never changes one), the same back-off record, expectations as satisfied as then and a view
+    whose pods have not moved between counts or classes since (:attr:`JobPodView.moves`), would do again
+    exactly nothing: ``syncJob`` (``pkg/controller/job/job_controller.go``) with nothing to write; it is
+    skipped once the view is caught up (tests/test_perf_jc_quiet_sync.py runs the full sync beside each
+    skip). The many pod writes that change no count (binding, image pulls, container starts) wake a
+    Job's sync this way."""
+
+    __slots__ = ("backoff", "job", "moves", "params", "satisfied", "uid", "view")
+
+    def __init__(self, job: Obj, backoff: BackoffRecord | None, satisfied: bool, uid: str,  # noqa: PLR0917
+                 params: ViewParams, view: JobPodView) -> None:
+        self.job = job
+        self.backoff = backoff
+        self.satisfied = satisfied
+        self.uid = uid
+        self.params = params
+        self.view = view
+        self.moves = view.moves
 
 
 def _managed_elsewhere(job: Obj) -> bool:

@@ -271,6 +271,13 @@ class JobPodView:
         self.tracked_uids: set[str] = set()
         self._written: dict[Key, Obj | None] = {}
         """Pods written (their latest version) or gone (None) since the last :meth:`catch_up`."""
+        self.moves = 0
+        """How many times a pod moved between the counts and sets (:meth:`_count`): while it stays the
+        same, so do all of them, the pods' classes and their uids; only the pod objects may be newer."""
+        self.pods_read = False
+        """Whether the sync holding the view was handed a pod object (failed, tracked or active pods);
+        reset by :meth:`JobPodViews.hold`. A sync that was not handed one read nothing of the view but
+        the counts and classes, which :attr:`moves` covers (see job_controller's ``QuietSync``)."""
         for pod in pods:
             meta = pod["metadata"]
             self._classify((meta.get("namespace", ""), meta["name"]), pod)
@@ -363,6 +370,7 @@ class JobPodView:
 
     def _count(self, key: Key, seen: _Record | None, new: PodClass, uid: str | None) -> None:
         """Move a pod from where ``seen`` counted it to where ``new`` does."""
+        self.moves += 1
         old = _UNCOUNTED if seen is None else seen.cls
         # Unpacked once: named-tuple attribute reads cost several times an unpacking, per pod write.
         old_state, old_index, old_ready, old_restarts, old_failed, old_tracked, old_finished = old
@@ -403,6 +411,8 @@ class JobPodView:
     def active_pods(self) -> ActivePods:
         """Active pods in key order and their completion indexes."""
         keys = sorted(k for k, record in self.pods.items() if record.cls.state == ACTIVE)
+        if keys:
+            self.pods_read = True
         return ActivePods([self.pods[k].pod for k in keys], [self.pods[k].cls.index for k in keys])
 
     def active_indexes_distinct_in_range(self) -> bool:
@@ -411,6 +421,8 @@ class JobPodView:
 
     def failed_pods(self) -> list[Obj]:
         """Failed pods (tracked or not) in key order."""
+        if self.failed:
+            self.pods_read = True
         return [self.pods[k].pod for k in sorted(self.failed)]
 
     def finished_tracked_pods(self) -> list[TrackedPod]:
@@ -422,6 +434,7 @@ class JobPodView:
         return [self._tracked(k) for k in sorted(k for k, record in self.pods.items() if record.cls.tracked)]
 
     def _tracked(self, key: Key) -> TrackedPod:
+        self.pods_read = True
         record = self.pods[key]
         facts, cls = record.facts, record.cls
         return TrackedPod(cls.index, record.pod, record.pod["metadata"]["uid"], facts.phase, cls.failed)
@@ -453,6 +466,7 @@ class JobPodViews:
         if view is None or view.params != params or view.namespace != namespace:
             return None
         view.catch_up()
+        view.pods_read = False
         return view
 
     def start(self, job_uid: str, namespace: str, params: ViewParams, pods: list[Obj]) -> JobPodView:

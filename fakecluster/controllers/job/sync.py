@@ -91,7 +91,11 @@ class JobSync(StatusTracking):
         self._pod_views = pod_views if pod_views is not None else JobPodViews()
         self._clock = clock
         self._save_backoff = save_backoff
-        self._record_event = record_event
+        self._event_sink = record_event
+        self._record_event = self._event
+        self.called = False
+        """Whether this sync made an API call of its own (the first sync's pod list, a status write, an
+        event); its pod writes are :attr:`PodControl.acted`."""
         self.now = clock.timestamp()
         self.job = job
         meta = job["metadata"]
@@ -134,9 +138,10 @@ class JobSync(StatusTracking):
 
     def _hold_pod_view(self) -> JobPodView:
         """The Job's pods as of now, unchanged by this sync's own writes (the next sync counts them)."""
-        params = ViewParams(self.indexed, self.completions or 0, self.only_replace_failed)
+        params = self.view_params = ViewParams(self.indexed, self.completions or 0, self.only_replace_failed)
         view = self._pod_views.hold(self.uid, self.namespace, params)
         if view is None:
+            self.called = True
             pods = self._client.list("Pod", self.namespace, owner_uid=self.uid)
             view = self._pod_views.start(self.uid, self.namespace, params, pods)
         return view
@@ -167,6 +172,19 @@ class JobSync(StatusTracking):
         if self._pods.error is not None:
             raise self._pods.error
         return self.requeue
+
+    @property
+    def quiet(self) -> bool:
+        """The sync (run) made no API call, asked for no requeue, found the Job unfinished and read of
+        its pods only their counts and classes (nothing of a pod object): what it did depended on no
+        more than the Job object, the back-off record, whether expectations were satisfied and the
+        view's counts and classes (see job_controller's ``QuietSync``)."""
+        return not (self.called or self._pods.acted or self.pod_view.pods_read) \
+            and self.requeue is None and self.finished_condition is None and self._pods.error is None
+
+    def _event(self, job: Obj, event_type: str, reason: str, note: str) -> None:
+        self.called = True
+        self._event_sink(job, event_type, reason, note)
 
     def _requeue_after(self, delay: float) -> None:
         self.requeue = delay if self.requeue is None else min(self.requeue, delay)

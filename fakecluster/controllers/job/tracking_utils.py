@@ -74,6 +74,7 @@ class StatusTracking:
     finished_condition: Obj | None
     terminating: int
     backoff: BackoffRecord
+    called: bool
 
     def _track_status(self, needs_flush: bool) -> None:
         """``trackJobStatusAndRemoveFinalizers``: (1) record newly terminated pods in
@@ -200,6 +201,7 @@ class StatusTracking:
         wire = wire_status(self.status)
         if wire == self.stored_status:
             return
+        self.called = True
         updated = self._client.update_status({
             "apiVersion": "batch/v1",
             "kind": "Job",
