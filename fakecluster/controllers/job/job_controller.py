@@ -29,7 +29,7 @@ from fakecluster.controllers.job.expectations import PodExpectations
 from fakecluster.controllers.job.pod_control import remove_tracking_finalizer
 from fakecluster.controllers.job.pod_view import JobPodView, JobPodViews, ViewParams
 from fakecluster.controllers.job.pods import has_tracking_finalizer
-from fakecluster.controllers.job.status import BackoffRecord, is_finished
+from fakecluster.controllers.job.status import NO_BACKOFF, BackoffRecord, is_finished
 from fakecluster.controllers.job.sync import SYNC_JOB_BATCH_PERIOD, JobSync
 from fakecluster.runtime import Controller
 
@@ -109,7 +109,7 @@ class JobController:
         def save_backoff(record: BackoffRecord) -> None:
             self._backoff[key] = record
 
-        sync = JobSync(self._client, self._clock, job, BackoffRecord() if backoff is None else backoff,
+        sync = JobSync(self._client, self._clock, job, NO_BACKOFF if backoff is None else backoff,
                        save_backoff=save_backoff, record_event=self._record_event,
                        expectations=self._expectations, pod_views=self._pod_views)
         requeue = sync.run()

@@ -134,3 +134,8 @@ class BackoffRecord:
                 break
         elapsed = now - self.last_failure_time
         return 0.0 if backoff < elapsed else backoff - elapsed
+
+
+NO_BACKOFF = BackoffRecord()
+"""The record of a Job without one (no failure since the last success): shared, as records are frozen,
+rather than built for each sync of such a Job."""

@@ -81,7 +81,20 @@ SYNC_JOB_BATCH_PERIOD = 1.0
 
 
 class JobSync(StatusTracking):
-    """State and steps of a single ``syncJob`` call. Create, :meth:`run`, discard."""
+    """State and steps of a single ``syncJob`` call. Create, :meth:`run`, discard.
+
+    Slotted: one is built per sync with some forty fields, which an instance dict would grow into
+    through several resizes."""
+
+    __slots__ = ("_client", "_clock", "_event_sink", "_pod_views", "_pods", "_record_event", "_save_backoff",
+                 "active", "backoff", "called", "completions", "delayed", "deleting",
+                 "expectations_satisfied", "fail_job_message", "failed", "failed_indexes", "failed_tracked",
+                 "failure_policy",
+                 "finished_condition", "finished_tracked", "indexed", "job", "name", "namespace", "now",
+                 "only_replace_failed", "per_index_limit", "pod_view", "prev_succeeded_indexes", "ready",
+                 "requeue", "restarts", "rv", "spec", "status", "stored_status", "succeeded",
+                 "succeeded_indexes", "suspended", "terminating", "uid", "uncounted_failed",
+                 "uncounted_succeeded", "view_params")
 
     def __init__(self, client: InternalClient, clock: Clock, job: Obj, backoff: BackoffRecord, *,
                  save_backoff: BackoffSaver, record_event: EventRecorder,

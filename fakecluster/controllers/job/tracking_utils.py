@@ -46,6 +46,8 @@ BackoffSaver = Callable[[BackoffRecord], None]
 class StatusTracking:
     """The status half of a sync; :class:`~fakecluster.controllers.job.sync.JobSync` fills these in."""
 
+    __slots__ = ()
+
     _client: InternalClient
     _pods: PodControl
     _save_backoff: BackoffSaver
