@@ -86,15 +86,14 @@ class JobSync(StatusTracking):
     Slotted: one is built per sync with some forty fields, which an instance dict would grow into
     through several resizes."""
 
-    __slots__ = ("_client", "_clock", "_event_sink", "_pod_views", "_pods", "_record_event", "_save_backoff",
-                 "active", "backoff", "called", "completions", "delayed", "deleting",
-                 "expectations_satisfied", "fail_job_message", "failed", "failed_indexes", "failed_tracked",
-                 "failure_policy",
-                 "finished_condition", "finished_tracked", "indexed", "job", "name", "namespace", "now",
-                 "only_replace_failed", "per_index_limit", "pod_view", "prev_succeeded_indexes", "ready",
-                 "requeue", "restarts", "rv", "spec", "status", "stored_status", "succeeded",
-                 "succeeded_indexes", "suspended", "terminating", "uid", "uncounted_failed",
-                 "uncounted_succeeded", "view_params")
+    __slots__ = ("_client", "_clock", "_event_sink", "_pod_views", "_pods", "_record_event",
+                 "_save_backoff", "active", "backoff", "completions", "delayed", "deleting",
+                 "expectations_satisfied", "fail_job_message", "failed", "failed_indexes",
+                 "failed_tracked", "failure_policy", "finished_tracked", "indexed", "job", "name",
+                 "namespace", "now", "only_replace_failed", "per_index_limit", "pod_view",
+                 "prev_succeeded_indexes", "ready", "requeue", "restarts", "spec", "status", "succeeded",
+                 "suspended", "terminating", "uid", "uncounted_failed", "uncounted_succeeded",
+                 "view_params")
 
     def __init__(self, client: InternalClient, clock: Clock, job: Obj, backoff: BackoffRecord, *,
                  save_backoff: BackoffSaver, record_event: EventRecorder,
@@ -228,7 +227,8 @@ class JobSync(StatusTracking):
                 self.fail_job_message = match_pod_failure_policy(policy, pod).message
                 if self.fail_job_message is not None:
                     break
-        self.finished_tracked: list[TrackedPod] = view.finished_tracked_pods()
+        finished: list[TrackedPod] = view.finished_tracked_pods() if view.finished_tracked else []
+        self.finished_tracked = finished
         new_succeeded: list[Obj] = []
         new_failed: list[Obj] = []
         succeeded_ix: set[int] = set()

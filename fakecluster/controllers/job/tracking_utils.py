@@ -46,7 +46,8 @@ BackoffSaver = Callable[[BackoffRecord], None]
 class StatusTracking:
     """The status half of a sync; :class:`~fakecluster.controllers.job.sync.JobSync` fills these in."""
 
-    __slots__ = ()
+    __slots__ = ("called", "finished_condition", "rv", "stored_status", "succeeded_indexes")
+    """The fields this half assigns; :class:`~fakecluster.controllers.job.sync.JobSync` slots the rest."""
 
     _client: InternalClient
     _pods: PodControl
@@ -89,7 +90,7 @@ class StatusTracking:
         remove_all = self.deleting or finished is not None
         # Without remove_all only terminated pods lose their finalizer: _observe collected those.
         tracked = self.pod_view.all_tracked_pods() if remove_all else self.finished_tracked
-        if indexed:
+        if indexed and tracked:
             tracked = sorted(tracked, key=attrgetter("index"))
         if _count_uncounted_without_finalizer(status, self.pod_view.tracked_uids):
             needs_flush = True
@@ -136,8 +137,10 @@ class StatusTracking:
             self._write_status()
             self._save_backoff(self.backoff)
             needs_flush = False
-        removed, failure = self._pods.remove_finalizers(to_remove)
-        if _count_uncounted_without_finalizer(status, self.pod_view.tracked_uids, set(removed)):
+        removed, failure = self._pods.remove_finalizers(to_remove) if to_remove else ([], None)
+        # Without removals this would find nothing: the first pass above left only UIDs of pods with
+        # the finalizer, and the loop added only such (tracked) pods' UIDs.
+        if removed and _count_uncounted_without_finalizer(status, self.pod_view.tracked_uids, set(removed)):
             needs_flush = True
         if failure is not None:
             if needs_flush:
