@@ -38,8 +38,9 @@ DEFAULT_POD_FAILURE_BACKOFF = 10.0
 MAX_POD_FAILURE_BACKOFF = 600.0
 """``MaxJobPodFailureBackOff`` (10 min; the docs' "six minutes" is the pre-1.28 cap)."""
 
-_OMIT_WHEN_ZERO = ("active", "succeeded", "failed")
-"""``int32`` fields tagged ``omitempty``; ``ready`` and ``terminating`` are pointers and always written."""
+_OMIT_WHEN_EMPTY = frozenset({"active", "succeeded", "failed", "conditions", "completedIndexes"})
+"""``int32`` fields tagged ``omitempty`` (``ready`` and ``terminating`` are pointers and always written),
+and the lists and strings dropped when empty."""
 
 
 def new_condition(cond_type: str, status: str, reason: str, message: str, now: str) -> Obj:
@@ -89,17 +90,18 @@ def ensure_condition_status(
 
 def wire_status(status: Obj) -> Obj:
     """The ``JobStatus`` as the API server would store it: zero ``omitempty`` fields dropped, empty
-    lists dropped, ``uncountedTerminatedPods`` kept (as ``{}`` when empty) once the controller set it."""
-    out = {k: v for k, v in status.items() if v is not None}
-    for key in _OMIT_WHEN_ZERO:
-        if not out.get(key):
-            out.pop(key, None)
-    for key in ("conditions", "completedIndexes"):
-        if not out.get(key):
-            out.pop(key, None)
+    lists dropped, ``uncountedTerminatedPods`` kept (as ``{}`` when empty) once the controller set it.
+
+    A new dict, and so are ``conditions`` and ``uncountedTerminatedPods`` with its lists (copies): the
+    caller may hand it over to the API server while it goes on changing ``status``; what else it holds
+    (numbers, strings, conditions) is never changed, only replaced."""
+    out = {k: v for k, v in status.items() if v is not None and (v or k not in _OMIT_WHEN_EMPTY)}
+    conditions = out.get("conditions")
+    if conditions is not None:
+        out["conditions"] = list(conditions)
     uncounted = out.get("uncountedTerminatedPods")
     if uncounted is not None:
-        out["uncountedTerminatedPods"] = {k: v for k, v in uncounted.items() if v}
+        out["uncountedTerminatedPods"] = {k: list(v) for k, v in uncounted.items() if v}
     return out
 
 

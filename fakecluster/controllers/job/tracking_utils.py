@@ -202,12 +202,15 @@ class StatusTracking:
 
     def _write_status(self) -> None:
         """PUT ``/status`` with the resourceVersion read at the start of the sync (a concurrent writer
-        makes it a Conflict, retried by the work queue); skipped when nothing changed."""
+        makes it a Conflict, retried by the work queue); skipped when nothing changed.
+
+        The status is handed over (``update_status_donated``: the API server stores it uncopied): its
+        wire form shares nothing this sync may still change (:func:`wire_status`)."""
         wire = wire_status(self.status)
         if wire == self.stored_status:
             return
         self.called = True
-        updated = self._client.update_status({
+        updated = self._client.update_status_donated({
             "apiVersion": "batch/v1",
             "kind": "Job",
             "metadata": {"name": self.name, "namespace": self.namespace, "uid": self.uid,
