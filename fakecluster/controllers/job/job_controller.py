@@ -30,7 +30,7 @@ from fakecluster.controllers.job.pod_control import remove_tracking_finalizer
 from fakecluster.controllers.job.pod_view import JobPodView, JobPodViews, ViewParams
 from fakecluster.controllers.job.pods import has_tracking_finalizer
 from fakecluster.controllers.job.status import NO_BACKOFF, BackoffRecord, is_finished
-from fakecluster.controllers.job.sync import SYNC_JOB_BATCH_PERIOD, JobSync
+from fakecluster.controllers.job.sync import SYNC_JOB_BATCH_PERIOD, JobShape, JobSync
 from fakecluster.runtime import Controller
 
 COMPONENT = "job-controller"
@@ -66,6 +66,9 @@ class JobController:
         """Per Job: its pods as its syncs count them, kept current from the pod watch (see job_pod_view)."""
         self._quiet: dict[JobKey, QuietSync] = {}
         """Per Job: its last sync, if it was quiet (see :class:`QuietSync`)."""
+        self._shapes: dict[JobKey, JobShape] = {}
+        """Per Job: what its syncs read from its spec (:class:`JobShape`), while the spec object stays."""
+        """Per Job: its last sync, if it was quiet (see :class:`QuietSync`)."""
         self.controller = Controller(clock, COMPONENT, self._sync, latency=latency,
                                      backoff_base=DEFAULT_JOB_API_BACKOFF, backoff_max=MAX_JOB_API_BACKOFF)
         self._client.watch("Job", self._on_job_event)
@@ -89,6 +92,7 @@ class JobController:
         if job is None:
             self._backoff.pop(key, None)
             self._expectations.forget(key)
+            self._shapes.pop(key, None)
             return None
         spec = job.get("spec") or {}
         if _managed_elsewhere(job):
@@ -111,10 +115,13 @@ class JobController:
 
         sync = JobSync(self._client, self._clock, job, NO_BACKOFF if backoff is None else backoff,
                        save_backoff=save_backoff, record_event=self._record_event,
-                       expectations=self._expectations, pod_views=self._pod_views)
+                       expectations=self._expectations, pod_views=self._pod_views,
+                       shape=self._shapes.get(key), satisfied=satisfied)
+        self._shapes[key] = sync.shape
         requeue = sync.run()
         if sync.quiet:
-            self._quiet[key] = QuietSync(job, backoff, satisfied, sync.uid, sync.view_params, sync.pod_view)
+            self._quiet[key] = QuietSync(job, backoff, satisfied, sync.uid, sync.shape.view_params,
+                                         sync.pod_view)
         return requeue
 
     def _still_quiet(self, quiet: QuietSync, job: Obj, backoff: BackoffRecord | None,
@@ -156,6 +163,7 @@ class JobController:
         if event.type == "DELETED":
             self._pod_views.forget(meta["uid"])
             self._quiet.pop(key[1:], None)
+            self._shapes.pop(key[1:], None)
             # kubernetes#132109 (fixes #132042): a Job recreated under the same name (JobSet's restarts)
             # must not inherit the deleted one's pod back-off or expectations, so they go with the
             # DELETED event, not only at a sync that finds the key gone (which may never happen).

@@ -65,9 +65,6 @@ class PodControl:
         """``RealPodControl.Recorder``: SuccessfulCreate/FailedCreate/SuccessfulDelete/FailedDelete on the Job
         (``pkg/controller/controller_utils.go``), through the Job controller's correlating recorder."""
         self.error: ApiError | None = None
-        self.acted = False
-        """Whether this sync asked for a pod write: any :meth:`create_pods` or :meth:`delete_pods` (even
-        of none: both record expectations), a :meth:`remove_finalizers` of some pods."""
 
     def _fail(self, err: ApiError) -> None:
         if self.error is None:
@@ -77,7 +74,6 @@ class PodControl:
         """Create ``count`` pods (for the completion indexes in ``pending``, if Indexed) in batches of 1,
         2, 4, ...; a batch with a failed create abandons the rest, which a later sync retries ("slow
         start", so a quota error costs one request, not hundreds). Returns how many were created."""
-        self.acted = True
         created = position = 0
         expected = count
         if self._expectations is not None:
@@ -111,7 +107,6 @@ class PodControl:
     def delete_pods(self, pods: list[Obj], *, keep_finalizers: bool) -> tuple[int, int]:
         """``deleteActivePods`` (``keep_finalizers``) or ``deleteJobPods``; a pod already gone counts as
         deleted. Returns (ready pods deleted, pods deleted)."""
-        self.acted = True
         deleted_ready = deleted = 0
         expectations = None if keep_finalizers else self._expectations  # deleteActivePods expects nothing
         if expectations is not None:
@@ -143,8 +138,6 @@ class PodControl:
         (kept apart from :attr:`error`: it aborts status tracking, a create/delete error does not)."""
         removed = []
         first_error: ApiError | None = None
-        if pods:
-            self.acted = True
         for pod in pods:
             try:
                 remove_tracking_finalizer(self._client, self._namespace, pod)

@@ -80,25 +80,51 @@ SYNC_JOB_BATCH_PERIOD = 1.0
 """``syncJobBatchPeriod``; also the floor of a back-off requeue (``enqueueSyncJobWithDelay``)."""
 
 
+class JobShape:
+    """What a sync reads from a Job's ``spec`` over and over, derived once per spec object: the store
+    shares a Job's spec between its versions until the spec itself is written (every status write
+    keeps it), so the Job controller keeps one per Job and builds another only when the spec object
+    changes."""
+
+    __slots__ = ("completions", "failure_policy", "indexed", "on_failure", "only_replace_failed",
+                 "per_index_limit", "spec", "suspended", "view_params")
+
+    def __init__(self, spec: Obj) -> None:
+        self.spec = spec
+        self.indexed = spec.get("completionMode") == "Indexed"
+        self.completions: int | None = spec.get("completions")
+        self.suspended = bool(spec.get("suspend"))
+        self.failure_policy: Obj | None = spec.get("podFailurePolicy")
+        self.only_replace_failed = (spec.get("podReplacementPolicy") == "Failed"
+                                    or self.failure_policy is not None)
+        self.per_index_limit: int | None = spec.get("backoffLimitPerIndex") if self.indexed else None
+        """``backoffLimitPerIndex`` (Indexed only, as validation demands); None: the Job-wide limit only."""
+        self.on_failure = (spec.get("template") or {}).get("spec", {}).get("restartPolicy") == "OnFailure"
+        """``restartPolicy: OnFailure``: container restarts count against the back-off limit."""
+        self.view_params = ViewParams(self.indexed, self.completions or 0, self.only_replace_failed)
+
+
 class JobSync(StatusTracking):
     """State and steps of a single ``syncJob`` call. Create, :meth:`run`, discard.
 
     Slotted: one is built per sync with some forty fields, which an instance dict would grow into
     through several resizes."""
 
-    __slots__ = ("_client", "_clock", "_event_sink", "_pod_views", "_pods", "_record_event",
+    __slots__ = ("_client", "_clock", "_event_sink", "_expectations", "_pod_views", "_pods", "_record_event",
                  "_save_backoff", "active", "backoff", "completions", "delayed", "deleting",
                  "expectations_satisfied", "fail_job_message", "failed", "failed_indexes",
                  "failed_tracked", "failure_policy", "finished_tracked", "indexed", "job", "name",
                  "namespace", "now", "only_replace_failed", "per_index_limit", "pod_view",
-                 "prev_succeeded_indexes", "ready", "requeue", "restarts", "spec", "status", "succeeded",
-                 "suspended", "terminating", "uid", "uncounted_failed", "uncounted_succeeded",
-                 "view_params")
+                 "prev_succeeded_indexes", "ready", "requeue", "restarts", "shape", "spec", "status",
+                 "succeeded", "suspended", "terminating", "uid", "uncounted_failed", "uncounted_succeeded")
 
     def __init__(self, client: InternalClient, clock: Clock, job: Obj, backoff: BackoffRecord, *,
                  save_backoff: BackoffSaver, record_event: EventRecorder,
                  expectations: PodExpectations | None = None,
-                 pod_views: JobPodViews | None = None) -> None:
+                 pod_views: JobPodViews | None = None, shape: JobShape | None = None,
+                 satisfied: bool | None = None) -> None:
+        """``shape``: the Job's :class:`JobShape` if the caller keeps one (built here if it is None or of
+        another spec); ``satisfied``: ``expectations.satisfied`` for the Job, if the caller just asked."""
         self._client = client
         self._pod_views = pod_views if pod_views is not None else JobPodViews()
         self._clock = clock
@@ -107,7 +133,7 @@ class JobSync(StatusTracking):
         self._record_event = self._event
         self.called = False
         """Whether this sync made an API call of its own (the first sync's pod list, a status write, an
-        event); its pod writes are :attr:`PodControl.acted`."""
+        event); it asked for pod writes if it built its :class:`PodControl`."""
         self.now = clock.timestamp()
         self.job = job
         meta = job["metadata"]
@@ -116,15 +142,16 @@ class JobSync(StatusTracking):
         self.uid: str = meta["uid"]
         self.rv: str = meta.get("resourceVersion", "")
         self.spec: Obj = job["spec"]
-        self.indexed = self.spec.get("completionMode") == "Indexed"
-        self.completions: int | None = self.spec.get("completions")
-        self.suspended = bool(self.spec.get("suspend"))
+        if shape is None or shape.spec is not self.spec:
+            shape = JobShape(self.spec)
+        self.shape = shape
+        self.indexed = shape.indexed
+        self.completions: int | None = shape.completions
+        self.suspended = shape.suspended
         self.deleting = meta.get("deletionTimestamp") is not None
-        self.failure_policy: Obj | None = self.spec.get("podFailurePolicy")
-        self.only_replace_failed = (self.spec.get("podReplacementPolicy") == "Failed"
-                                    or self.failure_policy is not None)
-        self.per_index_limit: int | None = self.spec.get("backoffLimitPerIndex") if self.indexed else None
-        """``backoffLimitPerIndex`` (Indexed only, as validation demands); None: the Job-wide limit only."""
+        self.failure_policy: Obj | None = shape.failure_policy
+        self.only_replace_failed = shape.only_replace_failed
+        self.per_index_limit: int | None = shape.per_index_limit
         self.failed_indexes: indexes.Intervals | None = None
         self.failed_tracked: list[tuple[int, Obj]] = []
         """Failed pods (valid index, tracking finalizer on), collected only with ``backoffLimitPerIndex``."""
@@ -133,10 +160,12 @@ class JobSync(StatusTracking):
         self.stored_status: Obj = job.get("status") or {}
         self.backoff = backoff
         self.requeue: float | None = None
-        self._pods = PodControl(client, self.namespace, expectations=expectations, job_name=self.name,
-                                record_event=lambda kind, reason, note: record_event(job, kind, reason, note))
-        self.expectations_satisfied = (expectations is None
-                                       or expectations.satisfied((self.namespace, self.name)))
+        self._expectations = expectations
+        self._pods: PodControl | None = None
+        """Built when the sync first writes a pod (:meth:`_pod_control`); most syncs write none."""
+        if satisfied is None:
+            satisfied = expectations is None or expectations.satisfied((self.namespace, self.name))
+        self.expectations_satisfied = satisfied
         """``satisfiedExpectations``: while pod writes of an earlier sync are not yet observed, skip
         ``manageJob`` (only track status), so a lagging pod cache cannot cause double creates/deletes."""
         self.finished_condition: Obj | None = None
@@ -148,9 +177,19 @@ class JobSync(StatusTracking):
         self.pod_view = self._hold_pod_view()
         return self._sync()
 
+    def _pod_control(self) -> PodControl:
+        """The sync's pod writes, built at the first."""
+        pods = self._pods
+        if pods is None:
+            job, record_event = self.job, self._event_sink
+            pods = self._pods = PodControl(
+                self._client, self.namespace, expectations=self._expectations, job_name=self.name,
+                record_event=lambda kind, reason, note: record_event(job, kind, reason, note))
+        return pods
+
     def _hold_pod_view(self) -> JobPodView:
         """The Job's pods as of now, unchanged by this sync's own writes (the next sync counts them)."""
-        params = self.view_params = ViewParams(self.indexed, self.completions or 0, self.only_replace_failed)
+        params = self.shape.view_params
         view = self._pod_views.hold(self.uid, self.namespace, params)
         if view is None:
             self.called = True
@@ -166,7 +205,7 @@ class JobSync(StatusTracking):
         suspend_changed = False
         if self.finished_condition is not None:
             active_pods = self.pod_view.active_pods().pods
-            deleted_ready, deleted = self._pods.delete_pods(active_pods, keep_finalizers=True)
+            deleted_ready, deleted = self._pod_control().delete_pods(active_pods, keep_finalizers=True)
             if deleted != self.active:
                 self.finished_condition = None
             self.active -= deleted
@@ -181,7 +220,7 @@ class JobSync(StatusTracking):
         self.status["ready"] = self.ready
         self.status["terminating"] = self.terminating
         self._track_status(needs_flush)
-        if self._pods.error is not None:
+        if self._pods is not None and self._pods.error is not None:
             raise self._pods.error
         return self.requeue
 
@@ -191,8 +230,8 @@ class JobSync(StatusTracking):
         its pods only their counts and classes (nothing of a pod object): what it did depended on no
         more than the Job object, the back-off record, whether expectations were satisfied and the
         view's counts and classes (see job_controller's ``QuietSync``)."""
-        return not (self.called or self._pods.acted or self.pod_view.pods_read) \
-            and self.requeue is None and self.finished_condition is None and self._pods.error is None
+        return not (self.called or self._pods is not None or self.pod_view.pods_read) \
+            and self.requeue is None and self.finished_condition is None
 
     def _event(self, job: Obj, event_type: str, reason: str, note: str) -> None:
         self.called = True
@@ -218,7 +257,7 @@ class JobSync(StatusTracking):
         indexed, completions = self.indexed, self.completions or 0
         view = self.pod_view
         policy = self.failure_policy
-        count_restarts = (self.spec.get("template") or {}).get("spec", {}).get("restartPolicy") == "OnFailure"
+        count_restarts = self.shape.on_failure
         self.active, self.ready, self.terminating = view.active, view.ready, view.terminating
         self.restarts = view.restarts if count_restarts else 0
         self.fail_job_message: str | None = None
@@ -327,7 +366,7 @@ class JobSync(StatusTracking):
     def _past_backoff_limit_on_failure(self) -> bool:
         """``pastBackoffLimitOnFailure``: with ``restartPolicy: OnFailure`` pods restart in place, so
         container restarts of Pending/Running pods count against the limit instead."""
-        if (self.spec.get("template") or {}).get("spec", {}).get("restartPolicy") != "OnFailure":
+        if not self.shape.on_failure:
             return False
         limit = self.spec.get("backoffLimit", 6)
         return self.restarts > 0 if limit == 0 else self.restarts >= limit
@@ -401,7 +440,7 @@ class JobSync(StatusTracking):
                     return active
             diff = len(pending)
         factory = PodFactory(self.job, self.indexed, self._index_failure_counts if per_index else None)
-        return active + self._pods.create_pods(factory, diff, pending)
+        return active + self._pod_control().create_pods(factory, diff, pending)
 
     def _index_failure_counts(self, index: int) -> dict[str, str]:
         return replacement_annotations(self.failure_policy, self.delayed.get(index))
@@ -416,7 +455,7 @@ class JobSync(StatusTracking):
                                 at_least)
 
     def _delete_surplus(self, pods: list[Obj]) -> int:
-        ready, removed = self._pods.delete_pods(pods, keep_finalizers=False)
+        ready, removed = self._pod_control().delete_pods(pods, keep_finalizers=False)
         self.terminating += removed
         self.ready -= ready
         return removed

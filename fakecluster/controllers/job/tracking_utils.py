@@ -50,7 +50,7 @@ class StatusTracking:
     """The fields this half assigns; :class:`~fakecluster.controllers.job.sync.JobSync` slots the rest."""
 
     _client: InternalClient
-    _pods: PodControl
+    _pods: PodControl | None
     _save_backoff: BackoffSaver
     _record_event: EventRecorder
     now: str
@@ -78,6 +78,9 @@ class StatusTracking:
     terminating: int
     backoff: BackoffRecord
     called: bool
+
+    def _pod_control(self) -> PodControl:
+        raise NotImplementedError
 
     def _track_status(self, needs_flush: bool) -> None:
         """``trackJobStatusAndRemoveFinalizers``: (1) record newly terminated pods in
@@ -137,7 +140,7 @@ class StatusTracking:
             self._write_status()
             self._save_backoff(self.backoff)
             needs_flush = False
-        removed, failure = self._pods.remove_finalizers(to_remove) if to_remove else ([], None)
+        removed, failure = self._pod_control().remove_finalizers(to_remove) if to_remove else ([], None)
         # Without removals this would find nothing: the first pass above left only UIDs of pods with
         # the finalizer, and the loop added only such (tracked) pods' UIDs.
         if removed and _count_uncounted_without_finalizer(status, self.pod_view.tracked_uids, set(removed)):
