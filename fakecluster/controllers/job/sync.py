@@ -110,7 +110,7 @@ class JobSync(StatusTracking):
     Slotted: one is built per sync with some forty fields, which an instance dict would grow into
     through several resizes."""
 
-    __slots__ = ("_client", "_clock", "_event_sink", "_expectations", "_pod_views", "_pods", "_record_event",
+    __slots__ = ("_client", "_clock", "_event_sink", "_expectations", "_pod_views", "_pods",
                  "_save_backoff", "active", "backoff", "completions", "delayed", "deleting",
                  "expectations_satisfied", "fail_job_message", "failed", "failed_indexes",
                  "failed_tracked", "failure_policy", "finished_tracked", "indexed", "job", "name",
@@ -130,7 +130,6 @@ class JobSync(StatusTracking):
         self._clock = clock
         self._save_backoff = save_backoff
         self._event_sink = record_event
-        self._record_event = self._event
         self.called = False
         """Whether this sync made an API call of its own (the first sync's pod list, a status write, an
         event); it asked for pod writes if it built its :class:`PodControl`."""
@@ -233,7 +232,9 @@ class JobSync(StatusTracking):
         return not (self.called or self._pods is not None or self.pod_view.pods_read) \
             and self.requeue is None and self.finished_condition is None
 
-    def _event(self, job: Obj, event_type: str, reason: str, note: str) -> None:
+    def _record_event(self, job: Obj, event_type: str, reason: str, note: str) -> None:
+        """An event on the Job (a method, not the recorder stored on the sync: a bound method of its
+        own kept there would be a reference cycle, and with the cyclic GC off every sync would leak)."""
         self.called = True
         self._event_sink(job, event_type, reason, note)
 

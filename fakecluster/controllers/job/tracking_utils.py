@@ -52,7 +52,6 @@ class StatusTracking:
     _client: InternalClient
     _pods: PodControl | None
     _save_backoff: BackoffSaver
-    _record_event: EventRecorder
     now: str
     job: Obj
     name: str
@@ -80,6 +79,9 @@ class StatusTracking:
     called: bool
 
     def _pod_control(self) -> PodControl:
+        raise NotImplementedError
+
+    def _record_event(self, job: Obj, event_type: str, reason: str, note: str) -> None:
         raise NotImplementedError
 
     def _track_status(self, needs_flush: bool) -> None:
