@@ -94,6 +94,12 @@ class JobController:
             self._expectations.forget(key)
             self._shapes.pop(key, None)
             return None
+        backoff = self._backoff.get(key)
+        satisfied = self._expectations.satisfied(key)
+        # Before the checks below: a quiet sync had this very Job object, and it passed them then.
+        if quiet is not None and self._still_quiet(quiet, job, backoff, satisfied):
+            self._quiet[key] = quiet
+            return None
         spec = job.get("spec") or {}
         if _managed_elsewhere(job):
             return None
@@ -103,11 +109,6 @@ class JobController:
         if spec.get("completionMode", "NonIndexed") not in ("NonIndexed", "Indexed"):
             self._record_event(job, "Warning", "UnknownCompletionMode",
                                "Skipped Job sync because completion mode is unknown")
-            return None
-        backoff = self._backoff.get(key)
-        satisfied = self._expectations.satisfied(key)
-        if quiet is not None and self._still_quiet(quiet, job, backoff, satisfied):
-            self._quiet[key] = quiet
             return None
 
         def save_backoff(record: BackoffRecord) -> None:

@@ -78,6 +78,8 @@ if TYPE_CHECKING:
 MAX_POD_CREATE_DELETE_PER_SYNC = 500
 SYNC_JOB_BATCH_PERIOD = 1.0
 """``syncJobBatchPeriod``; also the floor of a back-off requeue (``enqueueSyncJobWithDelay``)."""
+_NO_UIDS: frozenset[str] = frozenset()
+"""The uncounted UIDs of a Job that has none (most syncs), shared."""
 
 
 class JobShape:
@@ -247,12 +249,13 @@ class JobSync(StatusTracking):
         the last sync are reclassified, the rest keep their place) and stage the new status."""
         stored = self.stored_status
         uncounted = stored.get("uncountedTerminatedPods") or {}
-        self.uncounted_succeeded = set(uncounted.get("succeeded") or ())
-        self.uncounted_failed = set(uncounted.get("failed") or ())
+        succeeded_uids = uncounted.get("succeeded") or ()
+        failed_uids = uncounted.get("failed") or ()
+        self.uncounted_succeeded = frozenset(succeeded_uids) if succeeded_uids else _NO_UIDS
+        self.uncounted_failed = frozenset(failed_uids) if failed_uids else _NO_UIDS
         status = dict(stored)
         status["conditions"] = list(stored.get("conditions") or ())
-        status["uncountedTerminatedPods"] = {"succeeded": list(uncounted.get("succeeded") or ()),
-                                             "failed": list(uncounted.get("failed") or ())}
+        status["uncountedTerminatedPods"] = {"succeeded": list(succeeded_uids), "failed": list(failed_uids)}
         self.status = status
 
         indexed, completions = self.indexed, self.completions or 0
@@ -325,7 +328,8 @@ class JobSync(StatusTracking):
                 self.finished_condition = new_condition(FAILURE_TARGET, "True", POD_FAILURE_POLICY,
                                                         self.fail_job_message, now)
         if self.finished_condition is None:
-            if self.failed > self.spec.get("backoffLimit", 6) or self._past_backoff_limit_on_failure():
+            if self.failed > self.spec.get("backoffLimit", 6) or (self.shape.on_failure
+                                                                  and self._past_backoff_limit_on_failure()):
                 self.finished_condition = new_condition(FAILURE_TARGET, "True", *BACKOFF_LIMIT_EXCEEDED, now)
             else:
                 deadline = self.spec.get("activeDeadlineSeconds")
@@ -396,7 +400,9 @@ class JobSync(StatusTracking):
             if changed:
                 self._record_event(self.job, "Normal", "Suspended", "Job suspended")
             return changed
-        changed = ensure_condition_status(conditions, SUSPENDED, "False", *JOB_RESUMED, now=self.now)
+        # A False condition is never added: without conditions, nothing changes.
+        changed = bool(conditions) and ensure_condition_status(conditions, SUSPENDED, "False", *JOB_RESUMED,
+                                                               now=self.now)
         if changed:
             self._record_event(self.job, "Normal", "Resumed", "Job resumed")
             self.status["startTime"] = self.now
@@ -411,8 +417,12 @@ class JobSync(StatusTracking):
         if self.completions is None:
             want = active if self.succeeded > 0 else parallelism
         else:
-            want = max(min(self.completions - self.succeeded, parallelism), 0)
-        surplus = self._pods_for_removal(max(active - want, 0))
+            # max(min(completions - succeeded, parallelism), 0) without the builtin calls (integers)
+            left = self.completions - self.succeeded
+            want = left if left < parallelism else parallelism
+            if want < 0:  # noqa: PLR1730 -- max() is a builtin call, some 1,200 instructions
+                want = 0
+        surplus = self._pods_for_removal(active - want if active > want else 0)
         if surplus:
             return active - self._delete_surplus(surplus[:MAX_POD_CREATE_DELETE_PER_SYNC])
         diff = want - (self.terminating if self.only_replace_failed else 0) - active

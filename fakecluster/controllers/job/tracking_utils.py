@@ -67,8 +67,8 @@ class StatusTracking:
     status: Obj
     pod_view: JobPodView
     finished_tracked: list[TrackedPod]
-    uncounted_succeeded: set[str]
-    uncounted_failed: set[str]
+    uncounted_succeeded: frozenset[str]
+    uncounted_failed: frozenset[str]
     prev_succeeded_indexes: indexes.Intervals
     succeeded_indexes: indexes.Intervals
     failed_indexes: indexes.Intervals | None
@@ -127,7 +127,8 @@ class StatusTracking:
                 reached_max = True
                 break
         if indexed:
-            self.succeeded_indexes = indexes.with_ordered_indexes(self.succeeded_indexes, new_indexes)
+            if new_indexes:  # else it would be the same list: _observe's merge left it ordered and apart
+                self.succeeded_indexes = indexes.with_ordered_indexes(self.succeeded_indexes, new_indexes)
             text = indexes.format_indexes(self.succeeded_indexes)
             needs_flush = needs_flush or text != status.get("completedIndexes", "")
             status["succeeded"] = indexes.total(self.succeeded_indexes)
@@ -136,7 +137,8 @@ class StatusTracking:
             if failed_text != status.get("failedIndexes"):
                 status["failedIndexes"] = failed_text
                 needs_flush = True
-        needs_flush = self._stage_interim_condition() or needs_flush
+        if self.finished_condition is not None:
+            needs_flush = self._stage_interim_condition() or needs_flush
 
         if needs_flush:
             self._write_status()
@@ -151,7 +153,7 @@ class StatusTracking:
             if needs_flush:
                 self._write_status()
             raise failure
-        finished_now = not reached_max and self._enact_finished()
+        finished_now = not reached_max and self.finished_condition is not None and self._enact_finished()
         if finished_now or needs_flush:
             self._write_status()
         if finished_now:
