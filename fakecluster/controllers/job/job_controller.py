@@ -68,7 +68,6 @@ class JobController:
         """Per Job: its last sync, if it was quiet (see :class:`QuietSync`)."""
         self._shapes: dict[JobKey, JobShape] = {}
         """Per Job: what its syncs read from its spec (:class:`JobShape`), while the spec object stays."""
-        """Per Job: its last sync, if it was quiet (see :class:`QuietSync`)."""
         self.controller = Controller(clock, COMPONENT, self._sync, latency=latency,
                                      backoff_base=DEFAULT_JOB_API_BACKOFF, backoff_max=MAX_JOB_API_BACKOFF)
         self._client.watch("Job", self._on_job_event)
