@@ -66,6 +66,19 @@ def bucket_of(job_facts: JobFacts, owner: Owner, current_restarts: int) -> int:
     return job_bucket(job_facts, current_restarts)
 
 
+def _picked(bucket: int) -> property:
+    """A :class:`_PickedChildJobs` bucket list: picked when first read, replaced when assigned (as the
+    plain :class:`ChildJobs` field is)."""
+
+    def get(self: _PickedChildJobs) -> list[Obj]:
+        return self._group(bucket)
+
+    def put(self: _PickedChildJobs, value: list[Obj]) -> None:
+        self._groups[bucket] = value
+
+    return property(get, put)
+
+
 class _PickedChildJobs(ChildJobs):
     """A :class:`ChildJobs` whose bucket lists are picked out of a List when first read.
 
@@ -94,37 +107,10 @@ class _PickedChildJobs(ChildJobs):
             self._groups[bucket] = group
         return group
 
-    @property
-    def active(self) -> list[Obj]:
-        return self._group(ACTIVE)
-
-    @active.setter
-    def active(self, value: list[Obj]) -> None:
-        self._groups[ACTIVE] = value
-
-    @property
-    def successful(self) -> list[Obj]:
-        return self._group(SUCCESSFUL)
-
-    @successful.setter
-    def successful(self, value: list[Obj]) -> None:
-        self._groups[SUCCESSFUL] = value
-
-    @property
-    def failed(self) -> list[Obj]:
-        return self._group(FAILED)
-
-    @failed.setter
-    def failed(self, value: list[Obj]) -> None:
-        self._groups[FAILED] = value
-
-    @property
-    def previous(self) -> list[Obj]:
-        return self._group(PREVIOUS)
-
-    @previous.setter
-    def previous(self, value: list[Obj]) -> None:
-        self._groups[PREVIOUS] = value
+    active = _picked(ACTIVE)
+    successful = _picked(SUCCESSFUL)
+    failed = _picked(FAILED)
+    previous = _picked(PREVIOUS)
 
 
 @dataclass(slots=True)

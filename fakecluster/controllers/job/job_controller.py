@@ -18,6 +18,8 @@ an orphaning or background deletion of a Job finish.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from fakecluster.api.batch_labels import JOB_CONTROLLER_NAME, JOB_TRACKING_FINALIZER
 from fakecluster.api.errors import NotFound
 from fakecluster.api.objects import Obj, controller_of
@@ -120,8 +122,9 @@ class JobController:
         self._shapes[key] = sync.shape
         requeue = sync.run()
         if sync.quiet:
-            self._quiet[key] = QuietSync(job, backoff, satisfied, sync.uid, sync.shape.view_params,
-                                         sync.pod_view)
+            view = sync.pod_view
+            self._quiet[key] = QuietSync(job, backoff, satisfied, sync.uid, sync.shape.view_params, view,
+                                         view.moves)
         return requeue
 
     def _still_quiet(self, quiet: QuietSync, job: Obj, backoff: BackoffRecord | None,
@@ -311,6 +314,7 @@ class JobController:
         self._events.event(job, event_type, reason, note)
 
 
+@dataclass(slots=True, eq=False)
 class QuietSync:
     """A Job's last sync, which was quiet (:attr:`JobSync.quiet`): no API call, no requeue, not
     finishing the Job, and nothing of its pods read but their counts and classes.
@@ -326,17 +330,14 @@ class QuietSync:
     skip). The many pod writes that change no count (binding, image pulls, container starts) wake a
     Job's sync this way."""
 
-    __slots__ = ("backoff", "job", "moves", "params", "satisfied", "uid", "view")
-
-    def __init__(self, job: Obj, backoff: BackoffRecord | None, satisfied: bool, uid: str,  # noqa: PLR0917
-                 params: ViewParams, view: JobPodView) -> None:
-        self.job = job
-        self.backoff = backoff
-        self.satisfied = satisfied
-        self.uid = uid
-        self.params = params
-        self.view = view
-        self.moves = view.moves
+    job: Obj
+    backoff: BackoffRecord | None
+    satisfied: bool
+    uid: str
+    params: ViewParams
+    view: JobPodView
+    moves: int
+    """``view.moves`` when the sync ran."""
 
 
 def _managed_elsewhere(job: Obj) -> bool:

@@ -328,8 +328,7 @@ class JobSync(StatusTracking):
                 self.finished_condition = new_condition(FAILURE_TARGET, "True", POD_FAILURE_POLICY,
                                                         self.fail_job_message, now)
         if self.finished_condition is None:
-            if self.failed > self.spec.get("backoffLimit", 6) or (self.shape.on_failure
-                                                                  and self._past_backoff_limit_on_failure()):
+            if self.failed > self.spec.get("backoffLimit", 6) or self._past_backoff_limit_on_failure():
                 self.finished_condition = new_condition(FAILURE_TARGET, "True", *BACKOFF_LIMIT_EXCEEDED, now)
             else:
                 deadline = self.spec.get("activeDeadlineSeconds")

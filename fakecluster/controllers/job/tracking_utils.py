@@ -137,8 +137,7 @@ class StatusTracking:
             if failed_text != status.get("failedIndexes"):
                 status["failedIndexes"] = failed_text
                 needs_flush = True
-        if self.finished_condition is not None:
-            needs_flush = self._stage_interim_condition() or needs_flush
+        needs_flush = self._stage_interim_condition() or needs_flush
 
         if needs_flush:
             self._write_status()
@@ -153,7 +152,7 @@ class StatusTracking:
             if needs_flush:
                 self._write_status()
             raise failure
-        finished_now = not reached_max and self.finished_condition is not None and self._enact_finished()
+        finished_now = not reached_max and self._enact_finished()
         if finished_now or needs_flush:
             self._write_status()
         if finished_now:
