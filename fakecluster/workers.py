@@ -20,7 +20,7 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -159,7 +159,7 @@ def _sweep_played(request: RunRequest) -> Scenario | None:
 def play_in_plan_order(
     requests: Sequence[RunRequest], workers: int, *, costs: Sequence[float] | None = None,
     play_one: Callable[[RunRequest], Played] | None = None,
-) -> Iterator[Played]:
+) -> Generator[Played, None, None]:
     """Each request's :func:`play`, yielded in the order of ``requests``, played by ``workers``
     processes; started in decreasing order of ``costs`` (default: :func:`cost_hint`; ties: plan order).
     ``play_one`` (default
@@ -239,7 +239,10 @@ def _play_jobs(
                 yield played
             finished = True
         finally:
-            _end(pool, wait=finished)
+            # Every run handed back: the caller that stops at the last result without asking for one
+            # more (the CLI's ``zip`` with the plan) closes this generator at its last ``yield``; the
+            # workers are idle then, and are shut down as after a finished loop.
+            _end(pool, wait=finished or start >= len(requests))
 
 
 def _not_returned(request: RunRequest, exc: Exception) -> ScenarioResult:
@@ -256,9 +259,16 @@ def _end(pool: ProcessPoolExecutor, *, wait: bool) -> None:
         pool.shutdown(wait=True)
         return
     processes = list((getattr(pool, "_processes", None) or {}).values())  # public only from 3.14 on
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         if process.is_alive():
             process.terminate()
     for process in processes:
         process.join()
+    # The pool's manager thread sees its workers gone, closes its wake-up pipe and ends. Left running,
+    # it races the interpreter's exit hook, which writes to that pipe: on 3.11 the write can find the
+    # pipe just closed and print an "OSError: Bad file descriptor" traceback on stderr (the hook joins
+    # the thread anyway, so waiting here costs nothing more).
+    if manager is not None:
+        manager.join()

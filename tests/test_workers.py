@@ -12,12 +12,14 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
 
+import fakecluster.workers as workers_module
 from fakecluster.cli import _workers
 from fakecluster.scenario.limits import RunLimits
 from fakecluster.workers import Played, RunRequest, cost_hint, play, play_in_plan_order, process_pool
@@ -109,6 +111,35 @@ def test_results_come_back_in_plan_order_whatever_starts_first(tmp_path: Path) -
     assert played == [r.path for r in requests]
     alone = [play(r)[0].digest for r in requests]
     assert [result.digest for result, _ in play_in_plan_order(requests, 2)] == alone
+
+
+def test_a_caller_that_stops_at_the_last_result_lets_the_idle_workers_finish(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CLI zips the plan with the results and closes the iterator without asking for one more: every
+    run is back by then, so the pool is shut down as after a finished loop, not ended at once (which
+    terminated idle workers and left the pool's thread racing the interpreter's exit: an
+    "OSError: Bad file descriptor" traceback on stderr, now and then)."""
+    ends: list[bool] = []
+    real_end = workers_module._end
+
+    def recorded_end(pool: ProcessPoolExecutor, *, wait: bool) -> None:
+        ends.append(wait)
+        real_end(pool, wait=wait)
+
+    monkeypatch.setattr(workers_module, "_end", recorded_end)
+    requests = _requests(tmp_path, ["a.yaml", "b.yaml", "c.yaml"])
+    played = play_in_plan_order(requests, 2)
+    results = [result for _, (result, _) in zip(requests, played, strict=False)]
+    played.close()
+    assert [r.path for r in results] == [r.path for r in requests]
+    assert ends == [True]
+    played = play_in_plan_order(requests, 2)
+    next(played)
+    played.close()  # -x after the first result: the rest is ended at once
+    assert ends == [True, False]
+    assert [t.name for t in threading.enumerate() if t is not threading.main_thread()
+            and "ExecutorManager" in type(t).__name__] == []  # the pool's thread ended with it
 
 
 def die_on_boom(request: RunRequest) -> Played:
