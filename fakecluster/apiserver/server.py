@@ -101,7 +101,9 @@ class ApiServer:
     # ------------------------------------------------------------------ reads
     def get(self, kind: str, namespace: str, name: str) -> Obj:
         """The stored object (a read-only snapshot)."""
-        rtype = self.resource(kind)
+        rtype = self._types.get(kind)  # (the lookup of :meth:`resource`, without its call: every read)
+        if rtype is None:
+            rtype = self.resource(kind)  # raises NotFound
         obj = self._objects[kind].get((namespace if rtype.namespaced else "", name))
         if obj is None:
             raise errors.NotFound(rtype.plural, rtype.group, name)

@@ -42,7 +42,7 @@ from fakecluster.apiserver.object_meta import (
     owner_reference_errors,
     uuid4,
 )
-from fakecluster.apiserver.resources import ResourceType
+from fakecluster.apiserver.resources import ResourceType, Strategy
 from fakecluster.apiserver.snapshots import SnapshotGuard
 from fakecluster.apiserver.storage import Key, Storage
 from fakecluster.apiserver.watch_fanout import WatchFanOut
@@ -322,83 +322,109 @@ class WritePath:
                 f"UID in object meta: {old['metadata']['uid']}",
             )
         if subresource == "status":
-            if not rtype.status_subresource:
-                raise errors.NotFound(rtype.plural, rtype.group, name)
-            new = dict(old)
-            new["metadata"] = dict(old["metadata"])
-            status = obj.get("status")
-            if status is None:
+            return self._update_status(rtype, key, obj, old, donate)
+        new = dict(obj) if _patch or donate else clone(obj)
+        new["apiVersion"] = old["apiVersion"]
+        new["metadata"] = new_meta = dict(new.get("metadata") or {})
+        check_metadata_types(new_meta, old["metadata"])  # before anything (webhooks too) reads it
+        keep_fixed_metadata(new_meta, old["metadata"])
+        if rtype.status_subresource:
+            if "status" in old:
+                new["status"] = old["status"]
+            else:
                 new.pop("status", None)
-            else:
-                new["status"] = status if donate else clone(status)
-            errs = rtype.status_errors(new.get("status")) + rtype.strategy.validate_status_update(new, old)
+        if old["metadata"].get("deletionTimestamp"):
+            added = set(new_meta.get("finalizers") or ()) - set(old["metadata"].get("finalizers") or ())
+            if added:
+                raise self._invalid(
+                    rtype,
+                    new,
+                    [
+                        FieldError.forbidden(
+                            "metadata.finalizers",
+                            "no new finalizers can be added if the object is being deleted, "
+                            "found new finalizers " + go_string_slice(sorted(added)),
+                        )
+                    ],
+                )
+        new = self._admission.admit("UPDATE", kind, new, old, mutate=True)
+        if new.get("metadata") is not new_meta:
+            check_metadata_types(new.get("metadata"), old["metadata"])
+        if "spec" in new and new["spec"] is None:
+            del new["spec"]
+        rtype.strategy.prepare_for_update(new, old)
+        body = {k: v for k, v in new.items() if k != "status"} if rtype.status_subresource else new
+        schema_errs = rtype.schema_errors(body, valid_spec=self._storage.valid_specs.get((kind, key)),
+                                          valid_metadata=old["metadata"] if rtype.stored_valid else None,
+                                          stored=old)
+        new_meta = new["metadata"]
+        if new_meta.get("name") == old["metadata"].get("name") \
+                and new_meta.get("ownerReferences") is old["metadata"].get("ownerReferences") \
+                and new_meta.get("labels") is old["metadata"].get("labels"):
+            errs = schema_errs  # name, references, labels as stored: they passed the checks below then
         else:
-            new = dict(obj) if _patch or donate else clone(obj)
-            new["apiVersion"] = old["apiVersion"]
-            new["metadata"] = new_meta = dict(new.get("metadata") or {})
-            check_metadata_types(new_meta, old["metadata"])  # before anything (webhooks too) reads it
-            keep_fixed_metadata(new_meta, old["metadata"])
-            if rtype.status_subresource:
-                if "status" in old:
-                    new["status"] = old["status"]
-                else:
-                    new.pop("status", None)
-            if old["metadata"].get("deletionTimestamp"):
-                added = set(new_meta.get("finalizers") or ()) - set(old["metadata"].get("finalizers") or ())
-                if added:
-                    raise self._invalid(
-                        rtype,
-                        new,
-                        [
-                            FieldError.forbidden(
-                                "metadata.finalizers",
-                                "no new finalizers can be added if the object is being deleted, "
-                                "found new finalizers " + go_string_slice(sorted(added)),
-                            )
-                        ],
-                    )
-            new = self._admission.admit("UPDATE", kind, new, old, mutate=True)
-            if new.get("metadata") is not new_meta:
-                check_metadata_types(new.get("metadata"), old["metadata"])
-            if "spec" in new and new["spec"] is None:
-                del new["spec"]
-            rtype.strategy.prepare_for_update(new, old)
-            body = {k: v for k, v in new.items() if k != "status"} if rtype.status_subresource else new
-            schema_errs = rtype.schema_errors(body, valid_spec=self._storage.valid_specs.get((kind, key)),
-                                              valid_metadata=old["metadata"] if rtype.stored_valid else None,
-                                              stored=old)
-            new_meta = new["metadata"]
-            if new_meta.get("name") == old["metadata"].get("name") \
-                    and new_meta.get("ownerReferences") is old["metadata"].get("ownerReferences") \
-                    and new_meta.get("labels") is old["metadata"].get("labels"):
-                errs = schema_errs  # name, references, labels as stored: they passed the checks below then
-            else:
-                errs = self._meta_errors(new_meta, rtype) + (schema_errs or owner_reference_errors(new_meta))
-            if not errs:
-                errs = rtype.strategy.validate(new) + rtype.strategy.validate_update(new, old)
+            errs = self._meta_errors(new_meta, rtype) + (schema_errs or owner_reference_errors(new_meta))
+        if not errs:
+            errs = rtype.strategy.validate(new) + rtype.strategy.validate_update(new, old)
         if errs:
             raise self._invalid(rtype, new, errs)
-        if subresource != "status":
-            self._admission.admit("UPDATE", kind, new, old, mutate=False)
+        self._admission.admit("UPDATE", kind, new, old, mutate=False)
         new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
-        if subresource == "status":
-            # Everything but the status is the stored object's (metadata an equal copy): compare that.
-            unchanged = new.get("status", _ABSENT) == old.get("status", _ABSENT)
-        else:
-            unchanged = new == old
-        if unchanged:
+        if new == old:
             if self._snapshots is not None:
                 self._snapshots.handed(old)
             return old  # no-op: no new revision, no watch event
-        if subresource != "status" and self._generation_changed(rtype, new, old):
+        if self._generation_changed(rtype, new, old):
             new["metadata"]["generation"] = old["metadata"].get("generation", 0) + 1
         new_meta = new["metadata"]
         new_meta["resourceVersion"] = self._next_rv()
         if new_meta.get("deletionTimestamp") is not None and self._should_remove(rtype, new):
             return self._remove(kind, key, new, rv_assigned=True)
         self._put(kind, key, new, old)
-        if rtype.stored_valid and subresource != "status":
+        if rtype.stored_valid:
             self._storage.valid_specs[(kind, key)] = new.get("spec")  # validated above (or kept from `old`)
+        self._fanout.notify("MODIFIED", kind, new, old)
+        return new
+
+    def _update_status(self, rtype: ResourceType, key: Key, obj: Obj, old: Obj, donate: bool) -> Obj:
+        """The end of :meth:`update` on the status subresource, once the request passed the checks
+        every update makes (names, preconditions): only ``status`` is taken from ``obj``; everything
+        else is the stored object's (its metadata an equal copy), so a write that leaves the status
+        as stored is a no-op. The hottest write of the cluster (the kubelet's, some four per pod):
+        the kind's status checks are called only when it has any (a status model, or a strategy that
+        overrides :meth:`~fakecluster.apiserver.resources.Strategy.validate_status_update`), and
+        ``_next_rv`` and ``_put`` are written out."""
+        kind = rtype.kind
+        if not rtype.status_subresource:
+            raise errors.NotFound(rtype.plural, rtype.group, key[1])
+        new = dict(old)
+        old_meta = old["metadata"]
+        new["metadata"] = new_meta = dict(old_meta)
+        status = obj.get("status")
+        if status is None:
+            new.pop("status", None)
+        else:
+            new["status"] = status if donate else clone(status)
+        strategy = rtype.strategy
+        if rtype.status_model is not None \
+                or type(strategy).validate_status_update is not Strategy.validate_status_update:
+            errs = rtype.status_errors(status) + strategy.validate_status_update(new, old)
+            if errs:
+                raise self._invalid(rtype, new, errs)
+        if status == old.get("status"):
+            guard = self._snapshots
+            if guard is not None:
+                guard.handed(old)
+            return old  # no-op: no new revision, no watch event
+        self._rv += 1
+        self.writes += 1
+        new_meta["resourceVersion"] = str(self._rv)
+        if old_meta.get("deletionTimestamp") is not None and self._should_remove(rtype, new):
+            return self._remove(kind, key, new, rv_assigned=True)
+        self._storage_put(kind, key, new, old)
+        guard = self._snapshots
+        if guard is not None:
+            guard.stored(new)
         self._fanout.notify("MODIFIED", kind, new, old)
         return new
 
