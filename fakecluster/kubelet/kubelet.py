@@ -346,7 +346,9 @@ class Kubelet:
             # grace 0 after this write, even if it stopped on its own before the kubelet acted on the
             # deletion (it exited in the instant it was deleted), else it stays Terminating for good
             worker.delete_after_sync = True
-        status = build_status(worker, pod, self._timestamp())
+        second = self._stamp_second  # _timestamp's own test, without its call in the usual case
+        status = build_status(worker, pod, self._stamp if second <= self.clock.now < second + 1
+                              else self._timestamp())
         if status == pod.get("status"):
             return
         update = dict(pod)

@@ -297,9 +297,30 @@ class PodWorker:
         """``getPhase`` (pkg/kubelet/kubelet_pods.go), over our container states."""
         if self.failed_reason is not None:
             return "Failed"  # generateAPIPodStatus: an eviction result (active deadline) fails the pod
-        if not self.init_containers and len(self.containers) == 1:
-            return self._lone_container_phase(self.containers[0])
-        return self._counted_phase()
+        if self.init_containers or len(self.containers) != 1:
+            return self._counted_phase()
+        # A lone regular container (most pods): the same answers without the counters, written here
+        # rather than in a method of its own, a call less per status build (tests/test_kubelet_status_
+        # build.py compares the two).
+        c = self.containers[0]
+        state = c.state
+        if state == RUNNING:
+            return "Running"
+        if state == TERMINATED:
+            terminated = c.terminated  # (ContainerRun.exit_code, without the property's call)
+            succeeded = terminated is not None and terminated["exitCode"] == 0
+        elif c.last_terminated is not None:
+            succeeded = False
+        else:
+            return "Pending"
+        if self.terminal:
+            return "Succeeded" if succeeded else "Failed"
+        policy = self.restart_policy
+        if policy == "Always":
+            return "Running"
+        if succeeded:
+            return "Succeeded"
+        return "Failed" if policy == "Never" else "Running"
 
     def _counted_phase(self) -> str:
         """``getPhase`` with all its counters, for any pod (:meth:`phase` takes a short way for a lone
@@ -347,27 +368,6 @@ class PodWorker:
                 return "Succeeded"
             return "Failed" if self.restart_policy == "Never" else "Running"
         return "Pending"
-
-    def _lone_container_phase(self, c: ContainerRun) -> str:
-        """:meth:`phase` of a pod whose only container is the regular container ``c`` (most pods): the
-        same answers, without the counters (``tests/test_kubelet_status_build.py`` compares the two)."""
-        state = c.state
-        if state == RUNNING:
-            return "Running"
-        if state == TERMINATED:
-            succeeded = c.exit_code == 0
-        elif c.last_terminated is not None:
-            succeeded = False
-        else:
-            return "Pending"
-        if self.terminal:
-            return "Succeeded" if succeeded else "Failed"
-        policy = self.restart_policy
-        if policy == "Always":
-            return "Running"
-        if succeeded:
-            return "Succeeded"
-        return "Failed" if policy == "Never" else "Running"
 
 
 class ConditionSpec(NamedTuple):

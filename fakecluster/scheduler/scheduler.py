@@ -175,7 +175,8 @@ class Scheduler:
                 queued = self._queued.get(key)
                 request = queued.request if queued is not None and queued.uid == uid else self._request(spec)
                 self._assume(uid, node, request, pod)
-            self._drop(key, uid)
+            if key in self._queued:  # a bound pod is queued only until its binding's event: no call then
+                self._drop(key, uid)
             return
         if meta.get("deletionTimestamp") is not None or not self._wants(spec):
             self._drop(key, uid)
