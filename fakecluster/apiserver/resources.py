@@ -22,13 +22,14 @@ from fakecluster.api.validation import PlainCheck, partial_model, plain_check, v
 _ABSENT = object()
 
 
-def _own_metadata(meta: Obj, template: Obj) -> Obj:
+def _own_metadata(meta: Obj, template: Obj, vouched: tuple[str, ...] = ()) -> Obj:
     """The part of ``meta`` that is not ``template``'s very values: fields by identity, and of labels and
-    annotations the entries by identity (a pod's labels are its template's plus its own)."""
+    annotations the entries by identity (a pod's labels are its template's plus its own). The fields
+    ``vouched`` for are left out whole."""
     own: Obj = {}
     for key, value in meta.items():
         shared = template.get(key, _ABSENT)
-        if shared is value:
+        if shared is value or key in vouched:
             continue
         if key in _STRING_MAPS and type(value) is dict and type(shared) is dict:
             own[key] = {k: v for k, v in value.items() if shared.get(k, _ABSENT) is not v}
@@ -38,6 +39,29 @@ def _own_metadata(meta: Obj, template: Obj) -> Obj:
 
 
 _STRING_MAPS = ("labels", "annotations")
+_STRING_MAP_TYPE = dict[str, str] | None
+_plain_string_maps: dict[type[BaseModel], bool] = {}
+"""Per model: whether :func:`_string_maps_are_plain`."""
+
+
+def _string_maps_are_plain(model: type[BaseModel]) -> bool:
+    """Whether ``model``'s ``metadata`` holds a model (``ObjectMeta``) that validates each field on its
+    own and declares ``labels`` and ``annotations`` exactly ``dict[str, str] | None``, without
+    constraints: then a dict whose keys and values are all ``str`` instances passes them (pydantic's
+    strict mode takes ``str`` subclasses too: ``tests/test_perf_podpath_create.py`` holds it to that),
+    which is what :func:`~fakecluster.apiserver.metadata_checks.check_metadata_types` makes sure of
+    before any schema check."""
+    known = _plain_string_maps.get(model)
+    if known is None:
+        info = model.model_fields.get("metadata")
+        nested = _nested_model(info) if info is not None else None
+        known = nested is not None and all(
+            (field := nested.model_fields.get(name)) is not None and field.annotation == _STRING_MAP_TYPE
+            and not field.metadata
+            and (field.validation_alias if field.validation_alias is not None else field.alias) == name
+            for name in _STRING_MAPS)
+        _plain_string_maps[model] = known
+    return known
 _STORED_VALID_TOP = ("apiVersion", "kind")
 """Top-level fields besides ``spec`` and ``metadata`` that every write path validates before it stores
 them (a create checks the whole object, an update all but ``status``, a status write or ``pods/binding``
@@ -233,6 +257,7 @@ class ResourceType:
         meta_template: Obj | None = None,
         stored: Obj | None = None,
         known_spec: Obj | None = None,
+        strings_checked: bool = False,
     ) -> list[FieldError]:
         """Schema errors of ``obj``.
 
@@ -265,7 +290,10 @@ class ResourceType:
         ``DefaultTolerationSeconds`` plugin gives every pod: one shared list, whose two ``Toleration``
         models cost half a pod's check). Of what is then left, the fields the plain checks of single
         fields vouch for are not handed to pydantic either (:func:`_unvouched`; a pod's own names,
-        labels and ``hostname``: usually all of it).
+        labels and ``hostname``: usually all of it). ``strings_checked``: the caller has made sure that
+        the metadata's labels and annotations are dicts of strings (the write path's type checks run
+        before any schema check): where the kind's ``ObjectMeta`` takes any such dict there
+        (:func:`_string_maps_are_plain`), they are not looked at again, entry by entry, either.
 
         With ``valid_spec`` and ``valid_metadata`` (a :attr:`stored_valid` kind), ``stored``'s very
         ``apiVersion`` and ``kind`` are left out as well (they passed when stored, see
@@ -294,7 +322,8 @@ class ResourceType:
                                     and known.get(k, _ABSENT) is not v}
                     meta = rest.get("metadata")
                     if meta_template and isinstance(meta, dict):
-                        rest["metadata"] = _own_metadata(meta, meta_template)
+                        vouched = _STRING_MAPS if strings_checked and _string_maps_are_plain(model) else ()
+                        rest["metadata"] = _own_metadata(meta, meta_template, vouched)
                     left = _unvouched(partial, rest)  # most often nothing: no pydantic call
                     if not left or not validate_model(partial, left)[1]:
                         return []

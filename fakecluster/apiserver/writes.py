@@ -207,7 +207,7 @@ class WritePath:
         if template is not None:
             schema_errs = rtype.schema_errors(obj, spec_template=template.spec,
                                               meta_template=template.metadata,
-                                              known_spec=self._known_specs.get(kind))
+                                              known_spec=self._known_specs.get(kind), strings_checked=True)
         else:
             schema_errs = rtype.schema_errors(obj)
         errs += schema_errs or owner_reference_errors(meta)
