@@ -4,7 +4,7 @@ these tests hold that shortcut to a full validation, and pydantic to taking any 
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import pytest
 from annotated_types import MaxLen
@@ -77,24 +77,37 @@ def test_a_create_from_a_template_with_checked_strings_is_checked_as_in_full(
                                strings_checked=True) == validate_model(Pod, obj)[1]
 
 
-@pytest.mark.parametrize(("labels", "message"), [
-    ({"a": 1}, "cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string"),
-    ({"a": _Str("b")}, None),
+_REFERENCE = {"apiVersion": "batch/v1", "kind": "Job", "name": "j", "uid": "u", "controller": True}
+_SHARED = {"finalizers": ["example.com/f"], "ownerReferences": [_REFERENCE]}
+_UNMARSHAL = "cannot unmarshal number into Go struct field "
+
+
+@pytest.mark.parametrize(("metadata", "message"), [
+    ({"labels": {"a": 1}}, _UNMARSHAL + "ObjectMeta.metadata.labels of type string"),
+    ({"labels": {"a": _Str("b")}}, None),
+    ({"finalizers": "shared", "ownerReferences": "shared"}, None),
+    ({"finalizers": [1], "ownerReferences": "shared"},
+     _UNMARSHAL + "ObjectMeta.metadata.finalizers of type string"),
+    ({"finalizers": "shared", "ownerReferences": [{**_REFERENCE, "controller": 1}]},
+     _UNMARSHAL + "OwnerReference.metadata.ownerReferences.controller of type bool"),
 ])
-def test_a_donated_create_from_a_template_answers_as_a_plain_one(labels: dict[str, Any], message: str | None,
-                                                                  ) -> None:
+def test_a_donated_create_from_a_template_answers_as_a_plain_one(metadata: Obj, message: str | None) -> None:
+    """The template's metadata (finalizers and references as a Job's pods share them) vouches only for
+    its very values: other values are checked, and answered, as without a template."""
     outcomes = []
     for with_template in (False, True):
         _, server = make_server()
-        template = server.validated_spec("Pod", pod("t")["spec"])
+        template = server.validated_spec("Pod", pod("t")["spec"], _SHARED)
         obj = pod("p")
         obj["spec"] = dict(template.spec)
-        obj["metadata"]["labels"] = labels
+        obj["metadata"].update({k: template.metadata[k] if v == "shared" else v for k, v in metadata.items()})
         try:
             created = server.create(obj, donate=with_template, template=template if with_template else None)
-            outcomes.append(("created", created["metadata"]["labels"]))
+            outcomes.append(("created", {k: created["metadata"][k] for k in metadata}))
         except errors.ApiError as err:
             outcomes.append((err.code, err.message))
     assert outcomes[0] == outcomes[1]
     if message is not None:
         assert message in str(outcomes[0][1])
+    else:
+        assert outcomes[0][0] == "created"

@@ -162,7 +162,9 @@ class WritePath:
             raise errors.BadRequest("Object 'Kind' is missing in the request body")
         rtype = self._resource(kind)
         checked = obj.get("metadata", {})
-        check_metadata_types(checked)
+        # Parts shared with the template's metadata passed its (strict) schema, hence this check too: a
+        # pod's finalizers and owner references are not looked at again.
+        check_metadata_types(checked, template.metadata if template is not None else None)
         hooks = self._admission.create_mutators(kind)
         if donate and rtype.strategy.copies_on_write and _all_copy_on_write(hooks):
             obj = dict(obj)
