@@ -305,37 +305,10 @@ class WritePath:
                 if kept_ends is not None and self._snapshots is not None:
                     self._snapshots.check_kept_ends(old, obj, rtype.item_lists[0], short[1:])
                 return self._store_short(kind, key, old, short)
-        # The string fields a status write reads (the rest once merged below), before NotFound. (The
-        # kubelet's status writes send the stored metadata itself, which passed: no call.)
         if old is None or meta_in is not old["metadata"]:
-            check_metadata_types(meta_in, None if old is None else old["metadata"], names_only=True)
-        if old is None:
-            raise errors.NotFound(rtype.plural, rtype.group, name)
-        rv = meta_in.get("resourceVersion")
-        if rv:
-            if rv != old["metadata"]["resourceVersion"]:
-                raise errors.Conflict(rtype.plural, rtype.group, name)
-        elif not rtype.unconditional_update and not _patch:
-            # Upstream names the *resource* here (store.go: "The Invalid error should have a field for
-            # Resource"), so the message reads `widgets.example.com "w" is invalid`, not `Widget.example.com`.
-            raise errors.Invalid(
-                rtype.plural,
-                rtype.group,
-                name,
-                [
-                    FieldError.invalid(
-                        "metadata.resourceVersion", GoUint64(0), "must be specified for an update"
-                    )
-                ],
-            )
-        if meta_in.get("uid") and meta_in["uid"] != old["metadata"]["uid"]:
-            raise errors.Conflict(
-                rtype.plural,
-                rtype.group,
-                name,
-                f"Precondition failed: UID in precondition: {meta_in['uid']}, "
-                f"UID in object meta: {old['metadata']['uid']}",
-            )
+            # (The kubelet's status writes send the stored metadata itself: its names, resourceVersion
+            # and uid are the stored object's, which pass every check there.)
+            old = self._check_request(rtype, meta_in, old, name, _patch)
         if subresource == "status":
             return self._update_status(rtype, key, obj, old, donate)
         new = dict(obj) if _patch or donate else clone(obj)
@@ -400,6 +373,41 @@ class WritePath:
             self._storage.valid_specs[(kind, key)] = new.get("spec")  # validated above (or kept from `old`)
         self._fanout.notify("MODIFIED", kind, new, old)
         return new
+
+    def _check_request(self, rtype: ResourceType, meta_in: Any, old: Obj | None, name: Any,
+                       patch: bool) -> Obj:
+        """What an update checks of the request before anything else: the string fields a status write
+        reads (the rest once merged), that the object exists (``old``, returned), and the resourceVersion
+        and uid preconditions."""
+        check_metadata_types(meta_in, None if old is None else old["metadata"], names_only=True)
+        if old is None:
+            raise errors.NotFound(rtype.plural, rtype.group, name)
+        rv = meta_in.get("resourceVersion")
+        if rv:
+            if rv != old["metadata"]["resourceVersion"]:
+                raise errors.Conflict(rtype.plural, rtype.group, name)
+        elif not rtype.unconditional_update and not patch:
+            # Upstream names the *resource* here (store.go: "The Invalid error should have a field for
+            # Resource"), so the message reads `widgets.example.com "w" is invalid`, not `Widget.example.com`.
+            raise errors.Invalid(
+                rtype.plural,
+                rtype.group,
+                name,
+                [
+                    FieldError.invalid(
+                        "metadata.resourceVersion", GoUint64(0), "must be specified for an update"
+                    )
+                ],
+            )
+        if meta_in.get("uid") and meta_in["uid"] != old["metadata"]["uid"]:
+            raise errors.Conflict(
+                rtype.plural,
+                rtype.group,
+                name,
+                f"Precondition failed: UID in precondition: {meta_in['uid']}, "
+                f"UID in object meta: {old['metadata']['uid']}",
+            )
+        return old
 
     def _update_status(self, rtype: ResourceType, key: Key, obj: Obj, old: Obj, donate: bool) -> Obj:
         """The end of :meth:`update` on the status subresource, once the request passed the checks
