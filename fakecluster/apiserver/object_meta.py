@@ -111,7 +111,8 @@ def meta_errors(meta: Obj, kind: str, *, namespaced: bool, valid_namespaces: set
             valid_namespaces.add(namespace)
     errs += label_errors(meta.get("labels"))
     refs = meta.get("ownerReferences") or []
-    if sum(1 for r in refs if r.get("controller")) > 1:
+    # (Counted only when there are several: a generator's resumptions from C at every create otherwise.)
+    if len(refs) > 1 and sum(1 for r in refs if r.get("controller")) > 1:
         errs.append(
             FieldError.invalid(
                 "metadata.ownerReferences", refs, "Only one reference can have Controller set to true"

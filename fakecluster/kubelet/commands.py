@@ -43,8 +43,11 @@ def command_outcome(container: Obj) -> CommandOutcome | None:
     whose ENTRYPOINT is empty (busybox, ubuntu, python...), so ``args`` is the whole command line.
     """
     argv = (*(container.get("command") or ()), *(container.get("args") or ()))
-    if not argv or not all(isinstance(a, str) for a in argv):
+    if not argv:
         return None
+    for arg in argv:  # (not all() over a generator: a resumption from C per word, at every start)
+        if not isinstance(arg, str):
+            return None
     return _argv_outcome(argv)
 
 

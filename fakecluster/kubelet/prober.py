@@ -123,7 +123,9 @@ class Prober:
         container whose program has a ``ready`` condition), only liveness probes run there."""
         fail_for = worker.timings.probe_fail_for
         probes: list[ProbeWorker] = []
-        for c in (*(c for c in worker.init_containers if c.role == "sidecar"), *worker.containers):
+        probed = ([*(c for c in worker.init_containers if c.role == "sidecar"), *worker.containers]
+                  if worker.init_containers else worker.containers)  # (most pods: no generator to run)
+        for c in probed:
             by_rule = readiness_by_rule or c is readiness_by_program
             for kind, field_name in PROBE_FIELDS.items():
                 spec = c.spec.get(field_name)
