@@ -22,16 +22,14 @@ the campaign hung.
 from __future__ import annotations
 
 import atexit
+import functools
 import inspect
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from threading import Lock, get_ident
 from typing import Any
-
-from freezegun import api as freezegun_api
-from freezegun import freeze_time
 
 from fakecluster.clock import EPOCH
 
@@ -39,8 +37,16 @@ _EPOCH_NAIVE = EPOCH.replace(tzinfo=None)
 _IGNORE = ("hypothesis", "_pytest", "pytest", "xdist", "execnet", "pluggy")
 """Test tooling keeps real time even inside a run: its deadlines and durations are about the host."""
 
+# freezegun is imported where it is used (``import freezegun.api as freezegun_api``: the plain import of a
+# loaded module, no from-list walk), not with this module: it brings asyncio, unittest, dateutil, sqlite3
+# and uuid, which importing the runner without playing a scenario (``validate_scenario``, a pytest
+# session that collects no scenario) need not pay. Every run still has it: a run starts the freeze
+# (:func:`virtual_time`), and ``fakecluster run`` starts it with its imports (``cli.import_for_good``).
+
 
 def _real_utc_now() -> datetime:
+    import freezegun.api as freezegun_api
+
     return freezegun_api.real_datetime.now(UTC).replace(tzinfo=None)  # wall-clock-ok
 
 
@@ -78,6 +84,8 @@ def _use_real_time() -> bool:
     own rule applies: real time when a module on the caller's stack is on the innermost freeze's ignore
     list (ours: the test tooling in ``_IGNORE``). That rule is restated here rather than called: it walks
     a fixed number of frames up from itself, so calling it from here would look one frame short."""
+    import freezegun.api as freezegun_api
+
     if len(freezegun_api.freeze_factories) == _depth and get_ident() not in _source.runs:
         return True
     if not freezegun_api.call_stack_inspection_limit:
@@ -114,13 +122,21 @@ def _clock_attributes(module: object) -> list[tuple[str, Any]]:
     ``unittest.async_case``...), and none of them is a real clock, which the time and datetime modules
     no longer hand out once the freeze's start has patched them, before this walk. Any other object in
     ``sys.modules`` goes to freezegun's own function."""
+    import freezegun.api as freezegun_api
+
     if type(module) is not types.ModuleType:
-        return _freezegun_clock_attributes(module)  # type: ignore[arg-type]  # sys.modules may hold any object
+        return _freezegun_clock_attributes()(module)  # type: ignore[arg-type]  # sys.modules may hold any object
     real = freezegun_api._real_time_object_ids
     return [(name, value) for name, value in list(vars(module).items()) if id(value) in real]
 
 
-_freezegun_clock_attributes = freezegun_api._get_cached_module_attributes
+@functools.cache
+def _freezegun_clock_attributes() -> Callable[[types.ModuleType], list[tuple[str, Any]]]:
+    """freezegun's own walk of one module (``_get_cached_module_attributes``); asked for before the
+    freeze's start swaps :func:`_clock_attributes` in, so it is always freezegun's."""
+    import freezegun.api as freezegun_api
+
+    return freezegun_api._get_cached_module_attributes
 
 
 def freeze_once() -> None:
@@ -133,18 +149,21 @@ def freeze_once() -> None:
     with _start_lock:
         if _started:
             return
+        import freezegun.api as freezegun_api
+
         if not hasattr(freezegun_api, "_should_use_real_time"):  # replacing a missing name would do nothing
             raise RuntimeError("this freezegun has no _should_use_real_time; fakecluster cannot steer it")
         # the rule first, so that no clock read of another thread sees the freeze half started; the frozen
         # instant is the real one because datetime.now() of other threads reads it until _source replaces it
         _depth = len(freezegun_api.freeze_factories) + 1
         freezegun_api._should_use_real_time = _use_real_time
-        freezer = freeze_time(_real_utc_now(), ignore=list(_IGNORE))
+        freezer = freezegun_api.freeze_time(_real_utc_now(), ignore=list(_IGNORE))
+        theirs = _freezegun_clock_attributes()
         freezegun_api._get_cached_module_attributes = _clock_attributes
         try:
             freezer.start()
         finally:
-            freezegun_api._get_cached_module_attributes = _freezegun_clock_attributes
+            freezegun_api._get_cached_module_attributes = theirs  # type: ignore[assignment]  # the same function
         freezegun_api.freeze_factories[-1] = _source  # type: ignore[call-overload]  # any callable will do
         freezegun_api.ignore_lists[-1] = _IGNORE  # without freezegun's defaults: as before, only the tooling
         atexit.register(freezer.stop)
@@ -180,4 +199,6 @@ def move_to(virtual_seconds: float) -> None:
 def real_perf_counter() -> float:
     """Wall-clock seconds for reporting how long a run took and for ending a run past its wall-clock
     budget (:mod:`fakecluster.scenario.limits`); never used to drive the cluster."""
+    import freezegun.api as freezegun_api
+
     return float(freezegun_api.real_perf_counter())  # wall-clock-ok

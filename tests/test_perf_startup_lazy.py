@@ -1,0 +1,89 @@
+"""What importing fakecluster leaves for later, and that later it is all there (the start-up pass of
+issue 11, beside ``tests/test_startup_cost.py``, which looks at a plain run).
+
+freezegun (with asyncio, unittest, dateutil, sqlite3 and uuid) is imported by the first freeze's start
+or real-clock read (:mod:`fakecluster.wallclock_freeze`), not by importing the runner; every run still
+starts the freeze, and ``fakecluster run`` before its first scenario. Each case runs in a fresh
+interpreter, as a user's process starts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from scenario_files import ROOT
+
+SCENARIO = "scenarios/driver-first/spark-driver-first.yaml"
+
+
+def _fresh(code: str) -> dict[str, object]:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_importing_the_runner_and_the_cli_does_not_import_freezegun() -> None:
+    result = _fresh("""
+import json, sys
+import fakecluster.cli, fakecluster.scenario.runner, fakecluster.cluster, jobset.workload, fakecluster.session
+heavy = ("freezegun", "asyncio", "dateutil", "sqlite3")
+print(json.dumps({"loaded": [m for m in heavy if m in sys.modules]}))
+""")
+    assert result["loaded"] == []
+
+
+def test_a_run_still_freezes_stray_clock_reads_on_virtual_time() -> None:
+    """The first run imports freezegun and starts the freeze; a clock read in a run sees the virtual
+    instant (the epoch plus virtual seconds), and outside it the real clock."""
+    result = _fresh(f"""
+import datetime, json, sys, time
+from fakecluster import wallclock_freeze
+from fakecluster.scenario.runner import run_scenario
+assert "freezegun" not in sys.modules
+started = wallclock_freeze.real_perf_counter()
+outcome = run_scenario("{SCENARIO}")
+with wallclock_freeze.virtual_time():  # what a run does around its play
+    wallclock_freeze.move_to(90.0)
+    inside = datetime.datetime.now(datetime.UTC).isoformat()
+print(json.dumps({{"passed": outcome.passed, "started": wallclock_freeze._started, "inside": inside,
+                  "outside": datetime.datetime.now(datetime.UTC).year,
+                  "real": wallclock_freeze.real_perf_counter() >= started,
+                  "freezegun": "freezegun.api" in sys.modules}}))
+""")
+    assert result["passed"] and result["started"] and result["freezegun"] and result["real"]
+    assert result["inside"] == "2025-01-01T00:01:30+00:00"  # fakecluster.clock.EPOCH + 90 s
+    assert result["outside"] != 2025
+
+
+def test_the_command_line_starts_the_freeze_before_its_first_run() -> None:
+    """``fakecluster run`` starts the freeze with its imports (``cli.import_for_good``), before a worker
+    pool would fork, so no run or worker pays the walk of the loaded modules."""
+    result = _fresh("""
+import json, sys
+from fakecluster import cli, wallclock_freeze
+before = "freezegun" in sys.modules
+cli.import_for_good()
+print(json.dumps({"before": before, "after": wallclock_freeze._started and "freezegun.api" in sys.modules}))
+""")
+    assert result == {"before": False, "after": True}
+
+
+def test_a_module_like_object_goes_to_freezegun_s_own_walk_on_the_first_start() -> None:
+    """freezegun's own walk is kept before the start swaps ours in (with freezegun imported by that start):
+    taken during the swap it would be ours, and a module-like object in ``sys.modules`` would recurse."""
+    result = _fresh("""
+import json, sys, time, types
+class ModuleLike(types.ModuleType):
+    pass
+holder = ModuleLike("tests_fake_module_like")
+holder.clock = time.monotonic
+sys.modules[holder.__name__] = holder
+from fakecluster import wallclock_freeze
+assert "freezegun" not in sys.modules
+wallclock_freeze.freeze_once()
+import freezegun.api
+print(json.dumps({"swapped": holder.clock is not freezegun.api.real_monotonic,
+                  "fake": getattr(holder.clock, "__module__", "") == "freezegun.api"}))
+""")
+    assert result == {"swapped": True, "fake": True}
