@@ -87,3 +87,69 @@ print(json.dumps({"swapped": holder.clock is not freezegun.api.real_monotonic,
                   "fake": getattr(holder.clock, "__module__", "") == "freezegun.api"}))
 """)
     assert result == {"swapped": True, "fake": True}
+
+
+# ---------------------------------------------------------------- the scenario package
+
+def test_reading_scenario_files_imports_neither_pydantic_nor_the_cluster() -> None:
+    """What the pytest plugin's collection and ``fakecluster list``'s selection import (finding files,
+    peeking at their top level, seeds, tags), and :mod:`~fakecluster.scenario.errors`: the package's
+    names wait for their first use (PEP 562)."""
+    result = _fresh(f"""
+import json, sys
+from pathlib import Path
+from fakecluster.scenario.discovery import manifest_kind, peek
+from fakecluster.scenario.selection import sweep_seeds
+from fakecluster.scenario.errors import ScenarioError
+data = peek(Path("{SCENARIO}"))
+heavy = ("pydantic", "fakecluster.cluster", "fakecluster.scenario.format", "fakecluster.api")
+print(json.dumps({{"kind": manifest_kind(data), "name": data["name"],
+                  "loaded": [m for m in heavy if m in sys.modules]}}))
+""")
+    assert result["kind"] is None and result["loaded"] == []
+    assert str(result["name"]).startswith("spark driver Ready before executors")
+
+
+def test_loading_a_scenario_does_not_import_the_cluster() -> None:
+    """The loader (and ``fakecluster list``) validates the file and reads the JobSets' shapes; the
+    shape type comes with the workload plugin, and with it the cluster, when a shape is first built."""
+    result = _fresh(f"""
+import json, sys
+from fakecluster.scenario.loader import load_scenario
+from fakecluster.scenario.milestones import workload_shapes
+scenario = load_scenario("{SCENARIO}")
+before = "fakecluster.cluster" in sys.modules
+shapes = workload_shapes(scenario.manifests())
+from fakecluster.workload_plugin import GroupShape
+print(json.dumps({{"before": before, "shapes": {{js: {{rj: [type(s) is GroupShape, s.replicas, s.pods_per_job]
+                  for rj, s in g.items()}} for js, g in shapes.items()}}}}))
+""")
+    assert result["before"] is False
+    shapes = result["shapes"]
+    assert isinstance(shapes, dict) and shapes
+    assert all(kind for group in shapes.values() for kind, *_ in group.values())
+
+
+def test_the_package_names_are_those_of_their_modules() -> None:
+    """``from fakecluster.scenario import *`` and attribute access give each name of ``__all__`` from its
+    module, as the eager imports did; an unknown name is an AttributeError, and submodules import."""
+    result = _fresh("""
+import importlib, json
+import fakecluster.scenario as package
+from fakecluster.scenario import *  # noqa: F403
+from fakecluster.scenario import runner
+same = {name: getattr(package, name) is globals()[name] is getattr(importlib.import_module(home), name)
+        for name, home in package._HOME.items()}
+try:
+    package.no_such_name
+    unknown = "no error"
+except AttributeError as err:
+    unknown = str(err)
+print(json.dumps({"same": same, "all": sorted(package.__all__), "home": sorted(package._HOME),
+                  "dir": set(package.__all__) <= set(dir(package)), "unknown": unknown,
+                  "runner": runner.__name__}))
+""")
+    assert result["all"] == result["home"]
+    assert isinstance(result["same"], dict) and all(result["same"].values())
+    assert result["dir"] is True and result["runner"] == "fakecluster.scenario.runner"
+    assert result["unknown"] == "module 'fakecluster.scenario' has no attribute 'no_such_name'"

@@ -16,10 +16,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import attrgetter
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from fakecluster.scenario.trace import TraceEvent, TraceLog, in_trace_order
-from fakecluster.workload_plugin import GroupShape
+
+if TYPE_CHECKING:
+    from fakecluster.workload_plugin import GroupShape
 
 __all__ = [
     "JOBSET_CONDITIONS",
@@ -63,7 +65,7 @@ _GRAMMAR = (
 )
 
 
-Shapes = Mapping[str, Mapping[str, GroupShape]]
+Shapes = Mapping[str, Mapping[str, "GroupShape"]]
 """JobSet name -> replicated job name -> shape."""
 
 
@@ -419,6 +421,8 @@ def workload_shapes(manifests: Iterable[Mapping[str, Any]]) -> dict[str, dict[st
 
 
 def _rjob_shape(rjob: Mapping[str, Any]) -> GroupShape:
+    from fakecluster.workload_plugin import GroupShape  # with the cluster: reading a file needs neither
+
     replicas = rjob.get("replicas", 1)
     template = rjob.get("template")
     job_spec = template.get("spec") if isinstance(template, Mapping) else None
