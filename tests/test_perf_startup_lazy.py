@@ -153,3 +153,24 @@ print(json.dumps({"same": same, "all": sorted(package.__all__), "home": sorted(p
     assert isinstance(result["same"], dict) and all(result["same"].values())
     assert result["dir"] is True and result["runner"] == "fakecluster.scenario.runner"
     assert result["unknown"] == "module 'fakecluster.scenario' has no attribute 'no_such_name'"
+
+
+# ---------------------------------------------------------------- the API package
+
+def test_a_run_does_not_import_the_events_v1_models_and_the_api_still_names_them() -> None:
+    """events.k8s.io/v1 ``Event`` and ``EventSeries``: the API server stores that kind without a model,
+    so :mod:`fakecluster.api` imports them on first use; they are the same classes, in ``*`` and ``dir``."""
+    result = _fresh(f"""
+import json, sys
+from fakecluster.cli import main
+status = main(["run", "{SCENARIO}", "-q"])
+during = "fakecluster.api.events" in sys.modules
+import fakecluster.api as api
+from fakecluster.api import *  # noqa: F403
+from fakecluster.api import events
+print(json.dumps({{"status": status, "during": during,
+                  "same": [EventsV1Event is events.Event is api.EventsV1Event,
+                           EventsV1EventSeries is events.EventSeries],
+                  "dir": {{"EventsV1Event", "EventsV1EventSeries"}} <= set(dir(api))}}))
+""")
+    assert result == {"status": 0, "during": False, "same": [True, True], "dir": True}

@@ -4,6 +4,8 @@ The store keeps wire-form dicts; these models are the schema the API server chec
 (:func:`validate_model`) and typed views for code that prefers attributes to dict lookups.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from fakecluster.api.base import Int32, Int64, IntOrString, K8sModel, MicroTime, Quantity, Time
 from fakecluster.api.batch import (
     Job,
@@ -53,8 +55,6 @@ from fakecluster.api.core import (
     Toleration,
     VolumeMount,
 )
-from fakecluster.api.events import Event as EventsV1Event
-from fakecluster.api.events import EventSeries as EventsV1EventSeries
 from fakecluster.api.meta import (
     Condition,
     LabelSelector,
@@ -65,6 +65,10 @@ from fakecluster.api.meta import (
 )
 from fakecluster.api.quantity import parse_quantity
 from fakecluster.api.validation import dump, validate_model
+
+if TYPE_CHECKING:
+    from fakecluster.api.events import Event as EventsV1Event
+    from fakecluster.api.events import EventSeries as EventsV1EventSeries
 
 __all__ = [
     "Condition",
@@ -130,3 +134,19 @@ __all__ = [
     "parse_quantity",
     "validate_model",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The events.k8s.io/v1 models on first use: nothing the API server serves validates against them
+    (its Event kind is stored without a model), so a run need not build their classes."""
+    if name in ("EventsV1Event", "EventsV1EventSeries"):
+        from fakecluster.api import events
+
+        value = getattr(events, name.removeprefix("EventsV1"))
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'fakecluster.api' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
