@@ -130,29 +130,38 @@ print(json.dumps({{"before": before, "shapes": {{js: {{rj: [type(s) is GroupShap
     assert all(kind for group in shapes.values() for kind, *_ in group.values())
 
 
-def test_the_package_names_are_those_of_their_modules() -> None:
-    """``from fakecluster.scenario import *`` and attribute access give each name of ``__all__`` from its
-    module, as the eager imports did; an unknown name is an AttributeError, and submodules import."""
-    result = _fresh("""
+PACKAGE_NAMES = """
 import importlib, json
-import fakecluster.scenario as package
-from fakecluster.scenario import *  # noqa: F403
-from fakecluster.scenario import runner
-same = {name: getattr(package, name) is globals()[name] is getattr(importlib.import_module(home), name)
-        for name, home in package._HOME.items()}
+import {package} as package
+from {package} import *  # noqa: F403
+from {package} import {submodule}
+same = {{name: getattr(package, name) is globals()[name]
+        is getattr(importlib.import_module(home), name.removeprefix("EventsV1"))
+        for name, home in package._HOME.items()}}
 try:
     package.no_such_name
     unknown = "no error"
 except AttributeError as err:
     unknown = str(err)
-print(json.dumps({"same": same, "all": sorted(package.__all__), "home": sorted(package._HOME),
+print(json.dumps({{"same": same, "all": sorted(package.__all__), "home": sorted(package._HOME),
                   "dir": set(package.__all__) <= set(dir(package)), "unknown": unknown,
-                  "runner": runner.__name__}))
-""")
+                  "submodule": {submodule}.__name__}}))
+"""
+
+
+def _package_names(package: str, submodule: str) -> dict[str, object]:
+    """``from <package> import *`` and attribute access give each name of ``__all__`` from its module, as
+    eager imports did; an unknown name is an AttributeError, and submodules import."""
+    result = _fresh(PACKAGE_NAMES.format(package=package, submodule=submodule))
     assert result["all"] == result["home"]
     assert isinstance(result["same"], dict) and all(result["same"].values())
-    assert result["dir"] is True and result["runner"] == "fakecluster.scenario.runner"
-    assert result["unknown"] == "module 'fakecluster.scenario' has no attribute 'no_such_name'"
+    assert result["dir"] is True and result["submodule"] == f"{package}.{submodule}"
+    assert result["unknown"] == f"module {package!r} has no attribute 'no_such_name'"
+    return result
+
+
+def test_the_scenario_package_names_are_those_of_their_modules() -> None:
+    _package_names("fakecluster.scenario", "runner")
 
 
 # ---------------------------------------------------------------- the API package
@@ -174,3 +183,20 @@ print(json.dumps({{"status": status, "during": during,
                   "dir": {{"EventsV1Event", "EventsV1EventSeries"}} <= set(dir(api))}}))
 """)
     assert result == {"status": 0, "during": False, "same": [True, True], "dir": True}
+
+
+def test_the_api_package_names_are_those_of_their_modules() -> None:
+    _package_names("fakecluster.api", "validation")
+
+
+def test_loading_a_scenario_builds_no_api_model() -> None:
+    """The scenario format uses :mod:`fakecluster.api.validation`'s name and label checks, not the
+    models: ``fakecluster list`` and the loader import no model module of :mod:`fakecluster.api`."""
+    result = _fresh(f"""
+import json, sys
+from fakecluster.scenario.loader import load_scenario
+scenario = load_scenario("{SCENARIO}")
+models = ("fakecluster.api.core", "fakecluster.api.batch", "fakecluster.api.meta", "jobset")
+print(json.dumps({{"name": scenario.name, "loaded": [m for m in models if m in sys.modules]}}))
+""")
+    assert result["loaded"] == [] and str(result["name"]).startswith("spark driver")
