@@ -1,16 +1,23 @@
 """What importing fakecluster leaves for later, and that later it is all there (the start-up pass of
 issue 11, beside ``tests/test_startup_cost.py``, which looks at a plain run).
 
-freezegun (with asyncio, unittest, dateutil, sqlite3 and uuid) is imported by the first freeze's start
-or real-clock read (:mod:`fakecluster.wallclock_freeze`), not by importing the runner; every run still
-starts the freeze, and ``fakecluster run`` before its first scenario. Each case runs in a fresh
-interpreter, as a user's process starts."""
+- freezegun (with asyncio, unittest, dateutil, sqlite3 and uuid) is imported by the first freeze's start
+  or real-clock read (:mod:`fakecluster.wallclock_freeze`), not by importing the runner; every run still
+  starts the freeze, and ``fakecluster run`` before its first scenario.
+- :mod:`fakecluster.scenario` and :mod:`fakecluster.api` name their modules' names on first use, so
+  reading scenario files (the pytest plugin's collection) imports neither pydantic nor the cluster, and
+  loading one builds no API model.
+- The pytest plugin, loaded by every pytest run of an environment with fakecluster installed, imports
+  nothing heavy until a scenario item runs or the fixture is used.
+
+Each case runs in a fresh interpreter, as a user's process starts."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from scenario_files import ROOT
 
@@ -200,3 +207,70 @@ models = ("fakecluster.api.core", "fakecluster.api.batch", "fakecluster.api.meta
 print(json.dumps({{"name": scenario.name, "loaded": [m for m in models if m in sys.modules]}}))
 """)
     assert result["loaded"] == [] and str(result["name"]).startswith("spark driver")
+
+
+# ---------------------------------------------------------------- the pytest plugin
+
+HEAVY = ("pydantic", "yaml", "freezegun", "fakecluster.api", "fakecluster.cluster",
+         "fakecluster.scenario.runner", "fakecluster.session", "jobset")
+
+RECORDER = """
+import json, sys
+
+def pytest_sessionfinish(session):
+    heavy = {heavy!r}
+    loaded = sorted(m for m in sys.modules if m.startswith(heavy))
+    with open("loaded.json", "w") as out:
+        json.dump({{"loaded": loaded, "plugin": "fakecluster.pytest_plugin" in sys.modules}}, out)
+"""
+
+
+def _pytest_session(tmp_path: Path, *args: str) -> dict[str, object]:
+    """Run pytest in ``tmp_path`` (its own rootdir, the plugin loaded by its entry point) and return what
+    was imported by the end of the session."""
+    (tmp_path / "conftest.py").write_text(RECORDER.format(heavy=HEAVY))
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+                          capture_output=True, text=True, check=False, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    result: dict[str, object] = json.loads((tmp_path / "loaded.json").read_text())
+    result["stdout"] = done.stdout
+    return result
+
+
+def test_importing_the_plugin_imports_nothing_heavy() -> None:
+    """Every pytest run of an environment with fakecluster installed loads the plugin (a ``pytest11``
+    entry point)."""
+    result = _fresh(f"""
+import json, sys
+import pytest
+import fakecluster.pytest_plugin
+heavy = {HEAVY!r}
+print(json.dumps({{"loaded": sorted(m for m in sys.modules if m.startswith(heavy)),
+                  "fakecluster": sorted(m for m in sys.modules if m.startswith("fakecluster"))}}))
+""")
+    assert result == {"loaded": [], "fakecluster": ["fakecluster", "fakecluster.pytest_plugin"]}
+
+
+def test_a_user_session_without_scenarios_imports_nothing_heavy(tmp_path: Path) -> None:
+    (tmp_path / "test_plain.py").write_text("def test_plain():\n    assert 1 + 1 == 2\n")
+    result = _pytest_session(tmp_path)
+    assert result["plugin"] is True and result["loaded"] == []
+    assert "1 passed" in str(result["stdout"])
+
+
+def test_collecting_scenario_files_reads_them_without_the_cluster(tmp_path: Path) -> None:
+    """Collection (``--collect-only``, an IDE's test discovery, ``-k`` that deselects them) only peeks at
+    each file's top level: pydantic, the models and the cluster wait for the first scenario item that
+    runs."""
+    (tmp_path / "scenarios").mkdir()
+    (tmp_path / "scenarios" / "one.yaml").write_text((ROOT / SCENARIO).read_text())
+    collected = _pytest_session(tmp_path, "--collect-only")
+    loaded = collected["loaded"]
+    assert isinstance(loaded, list) and "yaml" in loaded  # the peek reads YAML, and nothing else heavy
+    assert [m for m in loaded if not m.startswith("yaml")] == []
+    assert "scenarios/one.yaml::one" in str(collected["stdout"])
+    ran = _pytest_session(tmp_path)
+    loaded = ran["loaded"]
+    assert "1 passed" in str(ran["stdout"]) and isinstance(loaded, list)
+    assert "fakecluster.scenario.runner" in loaded and "pydantic" in loaded
