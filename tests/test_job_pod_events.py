@@ -131,9 +131,9 @@ class Recorder:
     def state(self, jobs: dict[str, Obj]) -> dict[str, Any]:
         views = {}
         for job in jobs.values():
-            view = self.controller._pod_views._views.get(job["metadata"]["uid"])
+            view = self.controller._pod_views.by_uid.get(job["metadata"]["uid"])
             if view is not None:
-                views[job["metadata"]["name"]] = (snapshot(view), list(view._written.items()))
+                views[job["metadata"]["name"]] = (snapshot(view), list(view.written.items()))
         expectations = self.controller._expectations._by_job
         return {
             "calls": self.calls,

@@ -89,7 +89,7 @@ class CheckedJobController(JobController):
     def _state(self) -> Any:
         expectations = {key: (exp.adds, list(exp.deletes), exp.since)
                         for key, exp in self._expectations._by_job.items()}
-        views = {uid: (view.moves, len(view._written)) for uid, view in self._pod_views._views.items()}
+        views = {uid: (view.moves, len(view.written)) for uid, view in self._pod_views.by_uid.items()}
         return dict(self._backoff), expectations, views
 
 

@@ -66,6 +66,7 @@ class JobController:
         self._events = JobEventRecorder(client, clock)
         self._pod_views = JobPodViews()
         """Per Job: its pods as its syncs count them, kept current from the pod watch (see job_pod_view)."""
+        self._views_by_uid = self._pod_views.by_uid
         self._quiet: dict[JobKey, QuietSync] = {}
         """Per Job: its last sync, if it was quiet (see :class:`QuietSync`)."""
         self._shapes: dict[JobKey, JobShape] = {}
@@ -217,13 +218,21 @@ class JobController:
                 or meta.get("deletionTimestamp") is not None):
             self._on_pod_event_general(event)
             return
-        self._pod_views.on_pod_update(pod, refs)
-        for ref in refs or ():
-            if ref.get("controller"):  # metav1.GetControllerOf
-                if ref.get("kind") == "Job":
-                    job_key = ("Job", meta.get("namespace", ""), ref["name"])
-                    self.controller.enqueue(job_key, SYNC_JOB_BATCH_PERIOD)  # _enqueue_batched
-                return
+        if refs:
+            namespace = meta.get("namespace", "")
+            # JobPodViews.on_pod_event for an update that kept the very owner list: the pod goes to the
+            # views of those owners, and to no other (it left none). Written out here, the views' dict
+            # and their ``written`` feed read directly: two method calls per pod write cost more.
+            views = self._views_by_uid
+            for ref in refs:
+                view = views.get(ref.get("uid", ""))
+                if view is not None and (not view.namespace or view.namespace == namespace):
+                    view.written[(namespace, meta["name"])] = pod
+            for ref in refs:
+                if ref.get("controller"):  # metav1.GetControllerOf
+                    if ref.get("kind") == "Job":
+                        self.controller.enqueue(("Job", namespace, ref["name"]), SYNC_JOB_BATCH_PERIOD)
+                    return
         if JOB_TRACKING_FINALIZER in (meta.get("finalizers") or ()):
             self.controller.enqueue(("Pod", meta.get("namespace", ""), meta["name"]))
 

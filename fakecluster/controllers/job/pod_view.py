@@ -269,8 +269,10 @@ class JobPodView:
         self.failed: dict[Key, None] = {}
         self.finished_tracked: dict[Key, None] = {}
         self.tracked_uids: set[str] = set()
-        self._written: dict[Key, Obj | None] = {}
-        """Pods written (their latest version) or gone (None) since the last :meth:`catch_up`."""
+        self.written: dict[Key, Obj | None] = {}
+        """Pods written (their latest version) or gone (None) since the last :meth:`catch_up`. Fed by
+        :meth:`pod_changed`, or set directly by the Job controller's pod watch on its short path
+        (job_controller's ``_on_pod_event``: a method call per pod write cost more than the rest)."""
         self.moves = 0
         """How many times a pod moved between the counts and sets (:meth:`_count`): while it stays the
         same, so do all of them, the pods' classes and their uids; only the pod objects may be newer."""
@@ -286,15 +288,15 @@ class JobPodView:
     def pod_changed(self, key: Key, pod: Obj | None) -> None:
         """The pod at ``key`` is now ``pod`` (None: it is gone or no longer references the Job); counted
         so from the next :meth:`catch_up`."""
-        self._written[key] = pod
+        self.written[key] = pod
 
     def catch_up(self) -> None:
         """Count the pods written since the last call as they are now: a sync reads the view from now
         on, and it stays as it is (whatever the sync writes) until the next sync calls this again."""
         classify = self._classify
-        for key, pod in self._written.items():
+        for key, pod in self.written.items():
             classify(key, pod)
-        self._written.clear()
+        self.written.clear()
 
     def _classify(self, key: Key, pod: Obj | None) -> None:
         """Count the pod at ``key`` as ``pod`` (None: not at all)."""
@@ -457,12 +459,13 @@ class JobPodViews:
     """The Job controller's views, by Job uid, fed from its pod watch."""
 
     def __init__(self) -> None:
-        self._views: dict[str, JobPodView] = {}
+        self.by_uid: dict[str, JobPodView] = {}
+        """The views by Job uid; read directly by the Job controller's pod watch on its short path."""
 
     def hold(self, job_uid: str, namespace: str, params: ViewParams) -> JobPodView | None:
         """The Job's view, caught up for a sync; None if it has none yet (or its parameters changed):
         then the caller lists the pods and :meth:`start` s one."""
-        view = self._views.get(job_uid)
+        view = self.by_uid.get(job_uid)
         if view is None or view.params != params or view.namespace != namespace:
             return None
         view.catch_up()
@@ -471,29 +474,16 @@ class JobPodViews:
 
     def start(self, job_uid: str, namespace: str, params: ViewParams, pods: list[Obj]) -> JobPodView:
         """A new view from ``pods`` (the list a sync just read), for that sync."""
-        view = self._views[job_uid] = JobPodView(job_uid, namespace, params, pods)
+        view = self.by_uid[job_uid] = JobPodView(job_uid, namespace, params, pods)
         return view
 
     def forget(self, job_uid: str) -> None:
         """The Job is gone."""
-        self._views.pop(job_uid, None)
-
-    def on_pod_update(self, pod: Obj, refs: list[Obj] | None) -> None:
-        """:meth:`on_pod_event` for an update (MODIFIED) of ``pod`` whose old version had the very same
-        ``ownerReferences`` list, ``refs``: the pod goes to the views of those owners, and to no other
-        (it left none)."""
-        views = self._views
-        for ref in refs or ():
-            view = views.get(ref.get("uid", ""))
-            if view is not None:
-                meta = pod["metadata"]
-                namespace = meta.get("namespace", "")
-                if not view.namespace or view.namespace == namespace:
-                    view.pod_changed((namespace, meta["name"]), pod)
+        self.by_uid.pop(job_uid, None)
 
     def on_pod_event(self, event: WatchEvent) -> None:
         """Hand the pod's new state to the view of every Job it references now or referenced before."""
-        if not self._views:
+        if not self.by_uid:
             return
         pod = event.object
         meta = pod["metadata"]
@@ -501,7 +491,7 @@ class JobPodViews:
         now = None if event.type == "DELETED" else pod
         refs = meta.get("ownerReferences") or ()
         for ref in refs:
-            view = self._views.get(ref.get("uid", ""))
+            view = self.by_uid.get(ref.get("uid", ""))
             if view is not None and (not view.namespace or view.namespace == key[0]):
                 view.pod_changed(key, now)
         old_refs = (event.old["metadata"].get("ownerReferences") or ()) if event.old is not None else ()
@@ -510,6 +500,6 @@ class JobPodViews:
         still = {ref.get("uid", "") for ref in refs}
         for ref in old_refs:
             uid = ref.get("uid", "")
-            view = self._views.get(uid)
+            view = self.by_uid.get(uid)
             if view is not None and uid not in still and (not view.namespace or view.namespace == key[0]):
                 view.pod_changed(key, None)
