@@ -104,9 +104,10 @@ class PodGC:
     def _on_pod(self, event: WatchEvent) -> None:
         pod = event.object
         meta = pod["metadata"]
-        node = pod["spec"].get("nodeName") or ""
+        spec = pod["spec"]
+        node = spec.get("nodeName") or ""
         old = event.old
-        if event.type == "MODIFIED" and old is not None and old["spec"] is pod["spec"] \
+        if event.type == "MODIFIED" and old is not None and old["spec"] is spec \
                 and old["metadata"].get("deletionTimestamp") == meta.get("deletionTimestamp"):
             # Same node, same deletion state (most writes are status updates): indexed already.
             if node and node not in self._nodes:

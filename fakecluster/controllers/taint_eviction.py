@@ -56,9 +56,12 @@ class PodNodeIndex:
 
     def _on_pod(self, event: WatchEvent) -> None:
         spec = event.object["spec"]
+        old = event.old
+        if old is not None and old["spec"] is spec and event.type == "MODIFIED":
+            return  # the very spec: indexed already (a pod's nodeName never changes); most writes
         node = spec.get("nodeName")
-        if not node or (event.type == "MODIFIED" and event.old is not None and event.old["spec"] is spec):
-            return  # unbound, or bound to the node already indexed (a pod's nodeName never changes)
+        if not node:
+            return  # unbound
         meta = event.object["metadata"]
         namespace, name = meta.get("namespace", ""), meta["name"]
         if event.type == "DELETED":

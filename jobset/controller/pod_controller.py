@@ -76,7 +76,13 @@ class PodController:
         self.controller.stop()
 
     def _on_pod(self, event: WatchEvent) -> None:
+        """Every pod write in the cluster comes here, nearly all of pods without the exclusive-placement
+        annotation: :func:`_reconciled`'s first test is written out before its call, which costs more
+        than the test."""
         pod = event.object
+        annotations = pod["metadata"].get("annotations")
+        if not annotations or api.EXCLUSIVE_KEY not in annotations:
+            return
         if event.type != "DELETED" and _reconciled(pod):
             self.controller.enqueue((pod["metadata"].get("namespace", ""), pod["metadata"]["name"]))
 
