@@ -37,7 +37,6 @@ from jobset.controller.failure_policy import execute_failure_policy
 from jobset.controller.job_facts import JobFactsCache
 from jobset.controller.service import create_headless_svc_if_necessary
 from jobset.controller.spec import (
-    count,
     find_replicated_job_status,
     jobset_finished,
     jobset_marked_for_deletion,
@@ -359,9 +358,17 @@ def status_copy(status: object) -> object:
 
 
 def all_jobs_ready(js: Obj, statuses: list[Obj]) -> bool:
-    """``allJobsReady``: Σ(ready + succeeded) over the statuses == Σ spec replicas (0 == 0 is true)."""
-    total = sum(replicas(rjob) for rjob in replicated_jobs(js))
-    return total == sum(count(s, "ready") + count(s, "succeeded") for s in statuses)
+    """``allJobsReady``: Σ(ready + succeeded) over the statuses == Σ spec replicas (0 == 0 is true).
+    Loops rather than sum() over generators, and :func:`~jobset.controller.spec.count` written out: this
+    runs at every reconcile."""
+    total = 0
+    for rjob in replicated_jobs(js):
+        total += replicas(rjob)
+    started = 0
+    for status in statuses:
+        if status is not None:
+            started += int(status.get("ready") or 0) + int(status.get("succeeded") or 0)
+    return total == started
 
 
 def wire_status(status: Obj) -> Obj:
