@@ -16,6 +16,9 @@ from jobset.api.v1alpha2 import jobset_types as api
 
 
 def spec_of(js: Obj) -> Obj:
+    """The JobSet spec (``{}`` when absent). The accessors asked several times per reconcile
+    (:func:`replicated_jobs`, :func:`jobset_suspended`, :func:`failure_policy`) write this out: a call
+    more per question cost more than the question, some twenty times per reconcile."""
     return js.get("spec") or {}
 
 
@@ -28,7 +31,7 @@ def status_of(js: Obj) -> Obj:
 
 
 def replicated_jobs(js: Obj) -> list[Obj]:
-    return spec_of(js).get("replicatedJobs") or []
+    return (js.get("spec") or {}).get("replicatedJobs") or []
 
 
 def replicas(rjob: Obj) -> int:
@@ -50,7 +53,7 @@ def labels_of(obj: Obj) -> dict[str, str]:
 
 def jobset_suspended(js: Obj) -> bool:
     """``jobSetSuspended``: ``ptr.Deref(js.Spec.Suspend, false)``."""
-    return bool(spec_of(js).get("suspend") or False)
+    return bool((js.get("spec") or {}).get("suspend") or False)
 
 
 def job_suspended(job: Obj) -> bool:
@@ -112,4 +115,4 @@ def count(status: Obj | None, field: str) -> int:
 
 
 def failure_policy(js: Obj) -> Obj | None:
-    return spec_of(js).get("failurePolicy")
+    return (js.get("spec") or {}).get("failurePolicy")

@@ -59,11 +59,9 @@ def resume_jobs_if_necessary(
 
     Only the suspended Jobs of ``active`` are acted on, so a caller may pass just those
     (``ChildJobs.suspended_active``). ``facts``: how each Job's labels and suspension are read
-    (:mod:`jobset.controller.job_facts`)."""
-    templates = {
-        rjob.get("name", ""): (rjob.get("template") or {}).get("spec", {}).get("template") or {}
-        for rjob in replicated_jobs(js)
-    }
+    (:mod:`jobset.controller.job_facts`). The pod templates by ReplicatedJob are gathered when the
+    first Job is resumed: at nearly every reconcile none is, and this runs at every reconcile."""
+    templates: dict[str, Obj] | None = None
     by_rjob: dict[str, list[JobFacts]] = {}
     for job in active:
         job_facts = facts(job)
@@ -81,11 +79,21 @@ def resume_jobs_if_necessary(
             continue
         for job_facts in by_rjob.get(name, ()):
             if job_facts.suspended:
+                if templates is None:
+                    templates = _pod_templates(js)
                 resume_job(client, job_facts.job, templates)
         if in_order:
             set_in_order_startup_policy_in_progress_condition(js, opts)
             return
     set_jobset_resumed_condition(js, opts)
+
+
+def _pod_templates(js: Obj) -> dict[str, Obj]:
+    """Each ReplicatedJob's pod template, by ReplicatedJob name."""
+    return {
+        rjob.get("name", ""): (rjob.get("template") or {}).get("spec", {}).get("template") or {}
+        for rjob in replicated_jobs(js)
+    }
 
 
 def resume_job(client: Client, job: Obj, templates: dict[str, Obj]) -> None:
