@@ -9,8 +9,9 @@ controllers through :mod:`fakecluster.workload_plugin`. See README.md, "Drive a 
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from fakecluster._lazy import lazy_attribute, lazy_dir
 
 if TYPE_CHECKING:
     from fakecluster.api.errors import AlreadyExists, ApiError, Conflict, FieldError, Invalid, NotFound
@@ -60,19 +61,14 @@ _HOME = {
     "TraceEvent": "fakecluster.scenario.trace",
 }
 
+_VERSION = {"__version__": "fakecluster._version"}
+
 
 def __getattr__(name: str) -> Any:
     if name == "__version__":
-        from fakecluster._version import __version__
-
-        return __version__
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'fakecluster' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+        return lazy_attribute(__name__, _VERSION, globals(), name)
+    return lazy_attribute(__name__, _HOME, globals(), name)
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return lazy_dir(globals(), __all__)

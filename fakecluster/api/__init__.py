@@ -4,8 +4,9 @@ The store keeps wire-form dicts; these models are the schema the API server chec
 (:func:`validate_model`) and typed views for code that prefers attributes to dict lookups.
 """
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from fakecluster._lazy import lazy_attribute, lazy_dir
 
 if TYPE_CHECKING:
     from fakecluster.api.base import Int32, Int64, IntOrString, K8sModel, MicroTime, Quantity, Time
@@ -205,13 +206,8 @@ def __getattr__(name: str) -> Any:
     imports what it uses, so loading a scenario file (which needs the validation helpers of
     :mod:`~fakecluster.api.validation`, not the models) builds no API model, and the events.k8s.io/v1
     models, which nothing the API server serves validates against, wait for someone to ask."""
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'fakecluster.api' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name.removeprefix("EventsV1"))
-    globals()[name] = value
-    return value
+    return lazy_attribute(__name__, _HOME, globals(), name, name.removeprefix("EventsV1"))
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return lazy_dir(globals(), __all__)

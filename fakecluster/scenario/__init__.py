@@ -12,8 +12,9 @@ expectations, the timeline and, through them, the whole cluster.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from fakecluster._lazy import lazy_attribute, lazy_dir
 
 if TYPE_CHECKING:
     from fakecluster.scenario.durations import format_duration, parse_duration
@@ -75,15 +76,8 @@ _HOME = {
 
 
 def __getattr__(name: str) -> Any:
-    """A name of ``__all__`` from its module; anything else is not here (so ``from fakecluster.scenario
-    import runner`` goes on to import the submodule, as for any package)."""
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'fakecluster.scenario' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+    return lazy_attribute(__name__, _HOME, globals(), name)
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return lazy_dir(globals(), __all__)
