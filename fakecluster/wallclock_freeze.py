@@ -39,8 +39,9 @@ _IGNORE = ("hypothesis", "_pytest", "pytest", "xdist", "execnet", "pluggy")
 
 # freezegun is imported where it is used (``import freezegun.api as freezegun_api``: the plain import of a
 # loaded module, no from-list walk), not with this module: it brings asyncio, unittest, dateutil, sqlite3
-# and uuid, which importing the runner without playing a scenario (``validate_scenario``, a pytest
-# session that collects no scenario) need not pay. Every run still has it: a run starts the freeze
+# and uuid, which importing the package, the runner or the CLI without playing anything (``fakecluster
+# list``, a pytest session that collects no scenario) need not pay. (``validate_scenario`` does start it:
+# it plays admission in a scratch cluster.) Every run still has it: a run starts the freeze
 # (:func:`virtual_time`), and ``fakecluster run`` starts it with its imports (``cli.import_for_good``).
 
 
