@@ -166,8 +166,13 @@ def main() -> int:
                              "valgrind takes some 30x as long, so instruction counts of large runs raise it")
     parser.add_argument("--without-network", action="store_true",
                         help="measurement only: no EndpointSlice controller, no DNS indexing")
+    parser.add_argument("--start-up-only", action="store_true",
+                        help="start as for a run (interpreter, imports, freeze), then exit: the process "
+                             "`whole_process.py --floor` subtracts from each case to get its event work")
     args = parser.parse_args()
     import_for_good()  # as `fakecluster run` starts: the runner imported, then frozen (fakecluster/cli.py)
+    if args.start_up_only:
+        return 0
     from fakecluster.scenario.limits import RunLimits
     from fakecluster.scenario.runner import run_scenario
 

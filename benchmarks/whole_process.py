@@ -3,11 +3,13 @@ from outside (interpreter start, imports, the run, and everything after it, garb
 included), as a user running ``fakecluster run`` pays it.
 
 Run on demand (never in CI): ``python benchmarks/whole_process.py [--runs 3] [--cases 10k 100k ...]
-[--interleave]``.
+[--interleave] [--floor]``.
 Prints, per case, the median (and min-max) wall seconds of ``--runs`` runs, user+sys CPU seconds,
 pods per wall second, wall microseconds per pod and the peak resident set size (the largest of the
 runs, from ``wait4``'s rusage). The processes run as a user's do, with cached bytecode (an untimed
-warm-up run writes it first; ``PYTHONDONTWRITEBYTECODE`` is not passed on).
+warm-up run writes it first; ``PYTHONDONTWRITEBYTECODE`` is not passed on). ``--floor`` adds each
+case's event work (its wall time less a start-up-only process's) per pod and as a multiple of the floor
+model's for as many pods (``floor.py``), measured beside it.
 
 Cases (driver-first JobSets, InOrder, a driver Job and worker Jobs):
 
@@ -33,6 +35,7 @@ case        pods     pods per Job  what it measures
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import statistics
 import subprocess
@@ -99,6 +102,10 @@ def warm_up() -> None:
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
 
 
+START_UP = Case("start-up", 0, 1, ("--start-up-only",))
+"""Not a run: a process that starts as every case's does (interpreter, imports, freeze) and exits."""
+
+
 def run_once(case: Case) -> Sample:
     """One process; its wall time from fork to reaping, CPU and peak RSS from ``wait4``.
 
@@ -114,7 +121,7 @@ def run_once(case: Case) -> Sample:
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
     proc.returncode = os.waitstatus_to_exitcode(status)
-    ok = proc.returncode == 0 and b" ok" in output
+    ok = proc.returncode == 0 and (b" ok" in output or case is START_UP)
     if not ok:
         sys.stderr.write(output.decode(errors="replace"))
     return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, ok)
@@ -130,11 +137,21 @@ def main() -> int:
                         help="run the cases round-robin (run 1 of each, then run 2 of each, ...) and print "
                              "the table at the end: a drift of the machine's speed then hits every case "
                              "alike, for comparing cases with each other (20k-11 against 20k-201)")
+    parser.add_argument("--floor", action="store_true",
+                        help="also time the start-up alone (a process that imports as a run does and exits) "
+                             "and the floor model for each case's pods (benchmarks/floor.py, in this "
+                             "process), and print each case's event work (its wall time less the "
+                             "start-up's) per pod and as a multiple of the floor's")
     args = parser.parse_args()
     warm_up()
+    floor_columns = f" {'event us/pod':>12} {'x floor':>8}" if args.floor else ""
     print(f"{'case':>9} {'pods':>7} {'jobs':>5} {'wall s (min-max)':>22} {'cpu s':>7} {'pods/s':>8} "
-          f"{'us/pod':>7} {'peak RSS':>9}  result")
+          f"{'us/pod':>7} {'peak RSS':>9}{floor_columns}  result")
     cases = list(dict.fromkeys(args.cases))  # each case once
+    start_up: float | None = None
+    if args.floor:
+        start_up = statistics.median(run_once(START_UP).wall for _ in range(args.runs))
+        print(f"{'start-up':>9} {'':>7} {'':>5} {start_up:>8.2f}", flush=True)
     interleaved: dict[str, list[Sample]] = {name: [] for name in cases}
     if args.interleave:
         for _ in range(args.runs):
@@ -148,10 +165,24 @@ def main() -> int:
         cpu = statistics.median(s.cpu for s in samples)
         rss = max(s.max_rss_kib for s in samples) / 1024
         result = "ok" if all(s.ok for s in samples) else "FAILED"
+        floor = ""
+        if start_up is not None:
+            event = wall - start_up
+            floor_wall = floor_seconds(case.pods, args.runs)
+            floor = f" {event / case.pods * 1e6:>12.1f} {event / floor_wall:>8.1f}"
         print(f"{name:>9} {case.pods:>7} {case.jobs:>5} {wall:>8.2f} ({min(walls):.2f}-{max(walls):.2f}) "
-              f"{cpu:>7.2f} {case.pods / wall:>8.0f} {wall / case.pods * 1e6:>7.1f} {rss:>7.0f}MB  {result}",
-              flush=True)
+              f"{cpu:>7.2f} {case.pods / wall:>8.0f} {wall / case.pods * 1e6:>7.1f} {rss:>7.0f}MB"
+              f"{floor}  {result}", flush=True)
     return 0
+
+
+def floor_seconds(pods: int, runs: int) -> float:
+    """The median event work of ``benchmarks/floor.py``'s model for ``pods`` pods, in this process."""
+    spec = importlib.util.spec_from_file_location("_floor", Path(__file__).with_name("floor.py"))
+    assert spec is not None and spec.loader is not None
+    floor = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(floor)
+    return statistics.median(floor.play(pods)[0] for _ in range(runs))
 
 
 if __name__ == "__main__":
