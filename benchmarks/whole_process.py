@@ -9,7 +9,8 @@ pods per wall second, wall microseconds per pod and the peak resident set size (
 runs, from ``wait4``'s rusage). The processes run as a user's do, with cached bytecode (an untimed
 warm-up run writes it first; ``PYTHONDONTWRITEBYTECODE`` is not passed on). ``--floor`` adds each
 case's event work (its wall time less a start-up-only process's) per pod and as a multiple of the floor
-model's for as many pods (``floor.py``; its fastest round of five), measured beside it.
+model's for as many pods (``floor.py``, its fastest of three rounds): a start-up process, the case and
+the floor are taken one after the other in each round, and the medians are of the rounds' figures.
 
 Cases (driver-first JobSets, InOrder, a driver Job and worker Jobs):
 
@@ -35,20 +36,19 @@ case        pods     pods per Job  what it measures
 from __future__ import annotations
 
 import argparse
-import functools
+import dataclasses
 import importlib.util
 import os
 import statistics
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 SCALE = Path(__file__).with_name("scale.py")
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Case:
     name: str
     pods: int
@@ -80,12 +80,16 @@ CASES = {
 }
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Sample:
     wall: float
     cpu: float
     max_rss_kib: int
     ok: bool
+    start_up: float | None = None
+    """With ``--floor``: the wall time of a start-up-only process run just before this one."""
+    floor: float | None = None
+    """With ``--floor``: the floor model's event work for as many pods, timed just after this run."""
 
 
 def user_environment() -> dict[str, str]:
@@ -149,44 +153,56 @@ def main() -> int:
     print(f"{'case':>9} {'pods':>7} {'jobs':>5} {'wall s (min-max)':>22} {'cpu s':>7} {'pods/s':>8} "
           f"{'us/pod':>7} {'peak RSS':>9}{floor_columns}  result")
     cases = list(dict.fromkeys(args.cases))  # each case once
-    start_up: float | None = None
-    if args.floor:
-        start_up = statistics.median(run_once(START_UP).wall for _ in range(args.runs))
-        print(f"{'start-up':>9} {'':>7} {'':>5} {start_up:>8.2f}", flush=True)
+
+    def measure(case: Case) -> Sample:
+        if not args.floor:
+            return run_once(case)
+        start_up = run_once(START_UP).wall
+        sample = run_once(case)
+        return dataclasses.replace(sample, start_up=start_up, floor=floor_seconds(case.pods))
+
     interleaved: dict[str, list[Sample]] = {name: [] for name in cases}
     if args.interleave:
         for _ in range(args.runs):
             for name in cases:
-                interleaved[name].append(run_once(CASES[name]))
+                interleaved[name].append(measure(CASES[name]))
+    start_ups: list[float] = []
     for name in cases:
         case = CASES[name]
-        samples = interleaved[name] or [run_once(case) for _ in range(args.runs)]
+        samples = interleaved[name] or [measure(case) for _ in range(args.runs)]
         walls = [s.wall for s in samples]
         wall = statistics.median(walls)
         cpu = statistics.median(s.cpu for s in samples)
         rss = max(s.max_rss_kib for s in samples) / 1024
         result = "ok" if all(s.ok for s in samples) else "FAILED"
         floor = ""
-        if start_up is not None:
-            event = wall - start_up
-            floor_wall = floor_seconds(case.pods, args.runs)
-            floor = f" {event / case.pods * 1e6:>12.1f} {event / floor_wall:>8.1f}"
+        if args.floor:
+            # Per round (start-up, case, floor taken one after the other), then the median: a drift of
+            # the machine's speed between rounds moves the seconds, far less the ratio.
+            events = [s.wall - s.start_up for s in samples if s.start_up is not None]
+            ratios = [(s.wall - s.start_up) / s.floor for s in samples
+                      if s.start_up is not None and s.floor is not None]
+            start_ups += [s.start_up for s in samples if s.start_up is not None]
+            floor = f" {statistics.median(events) / case.pods * 1e6:>12.1f} {statistics.median(ratios):>8.1f}"
         print(f"{name:>9} {case.pods:>7} {case.jobs:>5} {wall:>8.2f} ({min(walls):.2f}-{max(walls):.2f}) "
               f"{cpu:>7.2f} {case.pods / wall:>8.0f} {wall / case.pods * 1e6:>7.1f} {rss:>7.0f}MB"
               f"{floor}  {result}", flush=True)
+    if start_ups:
+        print(f"{'start-up':>9} {'':>7} {'':>5} {statistics.median(start_ups):>8.2f} "
+              f"({min(start_ups):.2f}-{max(start_ups):.2f})  the median of the start-up-only processes, one "
+              "before each run", flush=True)
     return 0
 
 
-@functools.cache
-def floor_seconds(pods: int, runs: int) -> float:
+def floor_seconds(pods: int) -> float:
     """The event work of ``benchmarks/floor.py``'s model for ``pods`` pods, in this process: the fastest
-    of at least five rounds, since the model's work is fixed and a busy machine only ever adds to it (the
-    cases' figures are medians of whole processes, which include what a user waits for)."""
+    of three rounds, since the model's work is fixed and a busy moment only ever adds to it (the cases'
+    figures are whole processes, which include what a user waits for)."""
     spec = importlib.util.spec_from_file_location("_floor", Path(__file__).with_name("floor.py"))
     assert spec is not None and spec.loader is not None
     floor = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(floor)
-    return min(floor.play(pods)[0] for _ in range(max(runs, 5)))
+    return min(floor.play(pods)[0] for _ in range(3))
 
 
 if __name__ == "__main__":

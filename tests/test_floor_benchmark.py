@@ -50,7 +50,7 @@ def test_whole_process_puts_each_case_beside_the_start_up_and_the_floor() -> Non
     argv = [sys.executable, str(BENCHMARKS / "whole_process.py"), "--runs", "1", "--cases", "1k", "--floor"]
     out = subprocess.run(argv, capture_output=True, text=True, check=True,
                          cwd=Path(BENCHMARKS).parent).stdout.splitlines()
-    header, start_up, case = out
+    header, case, start_up = out
     assert "event us/pod" in header and "x floor" in header
     assert start_up.split()[0] == "start-up" and float(start_up.split()[1]) > 0
     fields = case.split()
