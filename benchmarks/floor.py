@@ -23,8 +23,9 @@ from another day (this shared machine's speed drifts by up to 2 times from day t
 
 What a real run does beyond this (scheduling, the kubelet's status, the Job and JobSet controllers'
 counts, the trace, EndpointSlices, DNS, events, invariants) is the difference. Prints the event work's
-median seconds over ``--repeat`` rounds in one process (start-up is not the floor's: compare with a run's
-whole process minus an import-only process, see ``README.md``), and microseconds per pod.
+median, fastest and slowest seconds over ``--repeat`` rounds in one process, and microseconds per pod.
+The start-up is not the floor's: ``whole_process.py --floor`` compares each case's wall time less a
+start-up-only process's with this model, round by round.
 """
 
 from __future__ import annotations
