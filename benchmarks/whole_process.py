@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import importlib.util
 import os
 import statistics
@@ -44,6 +45,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import ModuleType
 
 SCALE = Path(__file__).with_name("scale.py")
 
@@ -143,10 +145,10 @@ def main() -> int:
                              "the table at the end: a drift of the machine's speed then hits every case "
                              "alike, for comparing cases with each other (20k-11 against 20k-201)")
     parser.add_argument("--floor", action="store_true",
-                        help="also time the start-up alone (a process that imports as a run does and exits) "
-                             "and the floor model for each case's pods (benchmarks/floor.py, in this "
-                             "process), and print each case's event work (its wall time less the "
-                             "start-up's) per pod and as a multiple of the floor's")
+                        help="in each round, also time a start-up-only process (imports as a run does, then "
+                             "exits) before the case and the floor model for its pods (benchmarks/floor.py, "
+                             "in this process) after it; print each case's event work (its wall time less "
+                             "the start-up's) per pod and as a multiple of the floor's (round medians)")
     args = parser.parse_args()
     warm_up()
     floor_columns = f" {'event us/pod':>12} {'x floor':>8}" if args.floor else ""
@@ -194,15 +196,22 @@ def main() -> int:
     return 0
 
 
-def floor_seconds(pods: int) -> float:
-    """The event work of ``benchmarks/floor.py``'s model for ``pods`` pods, in this process: the fastest
-    of three rounds, since the model's work is fixed and a busy moment only ever adds to it (the cases'
-    figures are whole processes, which include what a user waits for)."""
+@functools.cache
+def _floor_model() -> ModuleType:
+    """``benchmarks/floor.py``, loaded once (the benchmarks folder is not a package)."""
     spec = importlib.util.spec_from_file_location("_floor", Path(__file__).with_name("floor.py"))
     assert spec is not None and spec.loader is not None
-    floor = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(floor)
-    return min(floor.play(pods)[0] for _ in range(3))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def floor_seconds(pods: int) -> float:
+    """The event work of the floor model for ``pods`` pods, in this process: the fastest of three rounds,
+    since the model's work is fixed and a busy moment only ever adds to it (the cases' figures are whole
+    processes, which include what a user waits for)."""
+    play = _floor_model().play
+    return min(play(pods)[0] for _ in range(3))
 
 
 if __name__ == "__main__":
