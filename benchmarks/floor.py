@@ -41,8 +41,16 @@ from typing import Any
 
 Obj = dict[str, Any]
 Event = tuple[str, Obj, "Obj | None"]
-WRITES = ("bind", "pending", "running", "ready", "succeeded", "finalizers")
-"""The six writes after the create, in a driver-first run's order."""
+WRITES: tuple[tuple[str, str, Any], ...] = (
+    ("spec", "nodeName", "node-0"),  # bind
+    ("status", "phase", "Pending"),  # the kubelet's four status writes
+    ("status", "phase", "Running"),
+    ("status", "phase", "Ready"),
+    ("status", "phase", "Succeeded"),
+    ("metadata", "finalizers", []),  # the Job controller's finalizer removal
+)
+"""The six writes after the create, in a driver-first run's order: (the branch a write copies, the key it
+sets there, the value)."""
 
 
 def _handler(field: str) -> Callable[[Event], None]:
@@ -68,19 +76,22 @@ def _valid(body: Obj) -> bool:
             and type(body["spec"].get("containers")) is list)
 
 
-def _write(store: dict[str, Obj], name: str, rv: int, branch: str, value: Obj, *,
-           handlers: tuple[Callable[[Event], None], ...]) -> Obj:
+def _write(store: dict[str, Obj], name: str, rv: int, write: tuple[str, str, Any], *,
+           handlers: tuple[Callable[[Event], None], ...]) -> None:
+    """Copy-on-write: a new top-level dict, a copy of the one branch the write changes and a new
+    ``metadata`` (its ``resourceVersion``); every other part is the stored version's."""
+    branch, key, value = write
     old = store[name]
     new = dict(old)
-    new[branch] = value
-    meta = value if branch == "metadata" else dict(old["metadata"])  # a new version has a new metadata
+    changed = new[branch] = dict(old[branch])
+    changed[key] = value
+    meta = changed if branch == "metadata" else dict(old["metadata"])
     meta["resourceVersion"] = str(rv)
     new["metadata"] = meta
     store[name] = new
     event: Event = ("MODIFIED", new, old)
     for handler in handlers:
         handler(event)
-    return new
 
 
 def play(pods: int, handlers: tuple[Callable[[Event], None], ...] = HANDLERS) -> tuple[float, dict[str, Obj]]:
@@ -91,42 +102,35 @@ def play(pods: int, handlers: tuple[Callable[[Event], None], ...] = HANDLERS) ->
     store: dict[str, Obj] = {}
     heap: list[tuple[float, int, str, int]] = []
     rv = 0
+    gc_was_enabled = gc.isenabled()
     gc.disable()  # as a run plays (fakecluster/session.py, ``running``)
-    started = time.perf_counter()
-    for i in range(pods):
-        name = f"worker-{i}"
-        body: Obj = {"apiVersion": "v1", "kind": "Pod", "spec": template["spec"],
-                     "metadata": {"name": name, "labels": template["metadata"]["labels"]}}
-        if not _valid(body):
-            raise AssertionError(name)
-        rv += 1
-        body["metadata"]["resourceVersion"] = str(rv)
-        body["status"] = {"phase": "Pending"}
-        store[name] = body
-        event: Event = ("ADDED", body, None)
-        for handler in handlers:
-            handler(event)
-        for step in range(5):
-            heapq.heappush(heap, (float(step), i * 5 + step, name, step))
-    while heap:
-        _at, _seq, name, step = heapq.heappop(heap)
-        writes = WRITES[step:step + 2] if step == 4 else WRITES[step:step + 1]
-        for what in writes:
+    try:
+        started = time.perf_counter()
+        for i in range(pods):
+            name = f"worker-{i}"
+            body: Obj = {"apiVersion": "v1", "kind": "Pod", "spec": template["spec"],
+                         "metadata": {"name": name, "labels": template["metadata"]["labels"]}}
+            if not _valid(body):
+                raise AssertionError(name)
             rv += 1
-            if what == "bind":
-                spec = dict(store[name]["spec"])
-                spec["nodeName"] = "node-0"
-                _write(store, name, rv, "spec", spec, handlers=handlers)
-            elif what == "finalizers":
-                meta = dict(store[name]["metadata"])
-                meta["finalizers"] = []
-                _write(store, name, rv, "metadata", meta, handlers=handlers)
-            else:
-                status = dict(store[name]["status"])
-                status["phase"] = what
-                _write(store, name, rv, "status", status, handlers=handlers)
-    elapsed = time.perf_counter() - started
-    gc.enable()
+            body["metadata"]["resourceVersion"] = str(rv)
+            body["status"] = {"phase": "Pending"}
+            store[name] = body
+            event: Event = ("ADDED", body, None)
+            for handler in handlers:
+                handler(event)
+            for step in range(5):
+                heapq.heappush(heap, (float(step), i * 5 + step, name, step))
+        while heap:
+            _at, _seq, name, step = heapq.heappop(heap)
+            # The last timer (exited) makes two writes: Succeeded, then the finalizer removal.
+            for write in WRITES[step:step + 2] if step == 4 else WRITES[step:step + 1]:
+                rv += 1
+                _write(store, name, rv, write, handlers=handlers)
+        elapsed = time.perf_counter() - started
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     return elapsed, store
 
 

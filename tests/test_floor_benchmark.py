@@ -30,7 +30,7 @@ def test_each_pod_is_written_seven_times_and_each_write_reaches_eight_handlers()
     for name in ("worker-0", "worker-1", "worker-2"):
         pod = store[name]
         assert pod["spec"]["nodeName"] == "node-0"
-        assert pod["status"]["phase"] == "succeeded"
+        assert pod["status"]["phase"] == "Succeeded"
         assert pod["metadata"]["finalizers"] == []
     assert [etype for etype, name, _ in seen if name == "worker-0"][::8] == ["ADDED"] + ["MODIFIED"] * 6
     # Copy-on-write: a write shares every part it does not change with the version before it.
