@@ -39,6 +39,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from arguments import at_least_one
+
 Obj = dict[str, Any]
 Event = tuple[str, Obj, "Obj | None"]
 WRITES: tuple[tuple[str, str, Any], ...] = (
@@ -136,8 +138,8 @@ def play(pods: int, handlers: tuple[Callable[[Event], None], ...] = HANDLERS) ->
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pods", type=int, default=10_000)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--pods", type=at_least_one, default=10_000)
+    parser.add_argument("--repeat", type=at_least_one, default=5)
     args = parser.parse_args()
     rounds = [play(args.pods)[0] for _ in range(args.repeat)]
     median = statistics.median(rounds)

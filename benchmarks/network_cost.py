@@ -31,6 +31,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from arguments import at_least_one
+
 SCALE = Path(__file__).with_name("scale.py")
 
 COMPARISONS = {
@@ -104,9 +106,9 @@ def spread(values: list[float]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pairs", type=int, default=5,
+    parser.add_argument("--pairs", type=at_least_one, default=5,
                         help="A/B pairs per comparison (the median is reported)")
-    parser.add_argument("--pods", type=int, default=10_000, help="worker pods (Jobs of 500)")
+    parser.add_argument("--pods", type=at_least_one, default=10_000, help="worker pods (Jobs of 500)")
     parser.add_argument("--comparisons", nargs="+", choices=list(COMPARISONS), default=list(COMPARISONS))
     parser.add_argument("--instructions", action="store_true",
                         help="also count each side's instructions once under valgrind")

@@ -16,6 +16,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from arguments import at_least_one
 from scale import scenario
 
 from fakecluster.report import run_for_report, write_page
@@ -25,8 +26,8 @@ from fakecluster.wallclock_freeze import real_perf_counter
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workers", type=int, default=10_000)
-    parser.add_argument("--pods-per-job", type=int, default=1000)
+    parser.add_argument("--workers", type=at_least_one, default=10_000)
+    parser.add_argument("--pods-per-job", type=at_least_one, default=1000)
     parser.add_argument("--browser", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

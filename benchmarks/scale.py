@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import yaml
+from arguments import at_least_one
 
 from fakecluster.cli import import_for_good
 from fakecluster.wallclock_freeze import real_perf_counter
@@ -151,8 +152,8 @@ def without_network() -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 4000, 8000])
-    parser.add_argument("--pods-per-job", type=int, default=500)
+    parser.add_argument("--sizes", type=at_least_one, nargs="+", default=[1000, 2000, 4000, 8000])
+    parser.add_argument("--pods-per-job", type=at_least_one, default=500)
     parser.add_argument("--connect", action="store_true", help="also run the connect-program variant")
     parser.add_argument("--variant", choices=list(VARIANTS), default=None,
                         help="run only this variant (benchmarks/whole_process.py times one per process)")

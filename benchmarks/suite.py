@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from arguments import at_least_one
 from whole_process import user_environment
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +43,7 @@ def run_once(paths: list[str], report: Path, workers: str = "auto") -> tuple[flo
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=3, help="runs (the median is reported)")
+    parser.add_argument("--runs", type=at_least_one, default=3, help="runs (the median is reported)")
     parser.add_argument("--workers", default="auto",
                         help="fakecluster run -n: worker processes (default auto, as the README's main job;"
                              " 1: the command's own process)")

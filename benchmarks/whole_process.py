@@ -47,6 +47,8 @@ import time
 from pathlib import Path
 from types import ModuleType
 
+from arguments import at_least_one
+
 SCALE = Path(__file__).with_name("scale.py")
 
 
@@ -137,7 +139,7 @@ def run_once(case: Case) -> Sample:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=3, help="runs per case (the median is reported)")
+    parser.add_argument("--runs", type=at_least_one, default=3, help="runs per case (the median is reported)")
     parser.add_argument("--cases", nargs="+", choices=list(CASES),
                         default=["1k", "10k", "20k-201", "10k-conn", "10k-inv", "100k"])
     parser.add_argument("--interleave", action="store_true",
