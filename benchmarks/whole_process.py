@@ -121,8 +121,9 @@ def run_once(case: Case) -> Sample:
     The run's own wall-clock budget (the runner's 120 s, a guard against hangs) is lifted to an hour:
     the 100k case took 117 s on a slow day of the shared machine, and a benchmark that fails for
     being slow reports nothing; the time it took is the figure here."""
-    argv = [sys.executable, str(SCALE), "--sizes", str(case.pods), "--pods-per-job", str(case.pods_per_job),
-            "--max-wall-seconds", "3600", *case.extra]
+    run = () if case is START_UP else ("--sizes", str(case.pods), "--pods-per-job", str(case.pods_per_job),
+                                       "--max-wall-seconds", "3600")
+    argv = [sys.executable, str(SCALE), *run, *case.extra]
     started = time.perf_counter()  # a benchmark harness outside any simulated run: real time is the point
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=user_environment())
     assert proc.stdout is not None
@@ -161,9 +162,11 @@ def main() -> int:
     def measure(case: Case) -> Sample:
         if not args.floor:
             return run_once(case)
-        start_up = run_once(START_UP).wall
+        start_up = run_once(START_UP)
         sample = run_once(case)
-        return dataclasses.replace(sample, start_up=start_up, floor=floor_seconds(case.pods))
+        # A start-up process that failed measured nothing: the round fails with it.
+        return dataclasses.replace(sample, ok=sample.ok and start_up.ok, start_up=start_up.wall,
+                                   floor=floor_seconds(case.pods))
 
     interleaved: dict[str, list[Sample]] = {name: [] for name in cases}
     if args.interleave:

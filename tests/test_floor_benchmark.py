@@ -60,3 +60,11 @@ def test_whole_process_puts_each_case_beside_the_start_up_and_the_floor() -> Non
     # (wall - start-up) per pod, from the unrounded medians: within the rounding of the printed seconds
     assert abs(event_us_per_pod - (wall - start) / 1000 * 1e6) <= 10.1
     assert times_floor > 1  # a real run does more than the floor model
+
+
+def test_the_start_up_process_starts_as_a_run_does_and_exits_cleanly() -> None:
+    """It once got ``--sizes 0``, which ``scale.py`` came to refuse: the process then ended with a usage
+    error, its 0.05 s was printed as the start-up, and the rounds still read ``ok``."""
+    whole_process = _load("whole_process")
+    sample = whole_process.run_once(whole_process.START_UP)
+    assert sample.ok
