@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import copy
 import io
 import json
 import random
@@ -101,7 +102,8 @@ def mutants(count: int, rng: random.Random) -> list[tuple[str, str]]:
         operator = rng.choice(["value", "value", "snippet", "cut"])
         if operator == "value":
             path = rng.choice(value_paths(data)[1:])
-            text = yaml.safe_dump(set_at(data, path, rng.choice(HOSTILE_VALUES)), allow_unicode=True)
+            value = copy.deepcopy(rng.choice(HOSTILE_VALUES))
+            text = yaml.safe_dump(set_at(data, path, value), allow_unicode=True)
         else:
             text = yaml.safe_dump(data, allow_unicode=True)
             at = rng.randrange(len(text) + 1)
@@ -152,7 +154,10 @@ def campaign(count: int, seed: int) -> collections.Counter[str]:
 def _json_value(rng: random.Random, depth: int = 0) -> Any:
     roll = rng.random()
     if depth > 2 or roll < 0.5:
-        return rng.choice([*HOSTILE_VALUES[:22], "default", "p", "svc", "js", "abc.def", 7, False])
+        # A copy: a later mutation of the same body may write into the value (a shared [] or {} once
+        # became part of itself, and the next walk over a body recursed without end).
+        leaf = rng.choice([*HOSTILE_VALUES[:22], "default", "p", "svc", "js", "abc.def", 7, False])
+        return copy.deepcopy(leaf)
     if roll < 0.75:
         return [_json_value(rng, depth + 1) for _ in range(rng.randrange(3))]
     keys = ["name", "namespace", "labels", "ownerReferences", "finalizers", "uid", "controller", "a"]

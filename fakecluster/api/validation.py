@@ -38,9 +38,24 @@ from fakecluster.api.errors import FieldError
 from fakecluster.api.quantity import parse_quantity
 
 __all__ = [
-    "INT32_MAX", "INT32_MIN", "STANDARD_RESOURCES", "dump", "inclusive_range_error", "is_dns1035_label",
-    "is_dns1123_label", "is_dns1123_subdomain", "is_in_range", "is_qualified_name", "is_valid_label_value",
-    "item_model", "max_len_error", "partial_model", "plain_check", "regex_error", "spec_model",
+    "INT32_MAX",
+    "INT32_MIN",
+    "STANDARD_RESOURCES",
+    "decoded_model",
+    "dump",
+    "inclusive_range_error",
+    "is_dns1035_label",
+    "is_dns1123_label",
+    "is_dns1123_subdomain",
+    "is_in_range",
+    "is_qualified_name",
+    "is_valid_label_value",
+    "item_model",
+    "max_len_error",
+    "partial_model",
+    "plain_check",
+    "regex_error",
+    "spec_model",
     "validate_model",
     "validate_resource_name",
     "validate_resource_quantity_value",
@@ -311,6 +326,47 @@ def partial_model(model: type[BaseModel]) -> type[BaseModel] | None:
     partial: type[BaseModel] = create_model(
         f"{model.__name__}Partial", __config__=model.model_config, **fields)
     return partial
+
+
+@cache
+def decoded_model(model: type[BaseModel]) -> type[BaseModel]:
+    """``model`` as Go's JSON decoder reads a built-in type: every field, at every depth, optional (a
+    missing field decodes to its zero value) and an enum any value of its base type (a ``string``), while
+    a value of the wrong JSON type, a number out of its range or an unknown field is still refused. For
+    the status subresource of built-in kinds, whose writes the real API server decodes and then checks
+    only with a few semantic rules (``ValidatePodStatusUpdate``, ``ValidateJobUpdateStatus``): the full
+    model's required fields and enums would refuse statuses that a real cluster stores. Built on first
+    use, once per model."""
+    fields: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        fields[name] = (_decoded(info.annotation) | None, FieldInfo.merge_field_infos(info, default=None))
+    config = {**model.model_config, "defer_build": True}
+    decoded: type[BaseModel] = create_model(f"{model.__name__}Decoded", __config__=config,  # type: ignore[call-overload]
+                                            **fields)
+    return decoded
+
+
+def _decoded(annotation: Any) -> Any:
+    """:func:`decoded_model`'s rewrite of one annotation: models made decoded, enums their base type."""
+    if _is_model(annotation):
+        return decoded_model(annotation)
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is typing.Literal:
+        return type(args[0])
+    if origin is typing.Annotated:
+        return typing.Annotated[(_decoded(args[0]), *annotation.__metadata__)]
+    if origin in (typing.Union, types.UnionType):
+        out = _decoded(args[0])
+        for arg in args[1:]:
+            out = out | _decoded(arg)
+        return out
+    generic: Any = origin  # subscripted at run time
+    if origin is list:
+        return generic[_decoded(args[0])]
+    if origin is dict:
+        return generic[args[0], _decoded(args[1])]
+    return annotation
 
 
 @cache

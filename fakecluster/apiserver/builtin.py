@@ -375,7 +375,8 @@ def _model(module: str, name: str) -> Any:
 def register_builtin(server: ApiServer) -> None:
     server.register(
         ResourceType("Pod", "v1", "pods", model=_model("fakecluster.api.core", "Pod"), strategy=PodStrategy(),
-                     stored_valid=True)
+                     stored_valid=True, status_model=_model("fakecluster.api.core_status", "PodStatus"),
+                     status_decoded=True)
     )
     server.register(priority_class_type())
     server.register_admission("Pod", "Priority", operations=("CREATE",),
@@ -400,6 +401,8 @@ def register_builtin(server: ApiServer) -> None:
             namespaced=False,
             generation="none",
             model=_model("fakecluster.api.core", "Node"),
+            status_model=_model("fakecluster.api.core_node", "NodeStatus"),
+            status_decoded=True,
         )
     )
     server.register(
@@ -409,6 +412,8 @@ def register_builtin(server: ApiServer) -> None:
             "jobs",
             default_propagation="Orphan",
             model=_model("fakecluster.api.batch", "Job"),
+            status_model=_model("fakecluster.api.batch", "JobStatus"),
+            status_decoded=True,
             strategy=JobStrategy(),
         )
     )

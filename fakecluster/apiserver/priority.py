@@ -4,14 +4,13 @@ It runs before every mutating webhook (``AllOrderedPlugins`` puts ``Priority`` a
 ``MutatingAdmissionWebhook``), which matters to JobSet: its pod webhook copies ``spec.priority`` into the
 ``jobset.sigs.k8s.io/priority`` label, so every pod must already carry its resolved priority then.
 
-PriorityClasses (``scheduling.k8s.io/v1``, cluster-scoped) are served without validation beyond the
-schema-free store: a pod naming one gets its ``value`` and ``preemptionPolicy``; without a name, the
-``globalDefault`` class with the lowest value (``getDefaultPriorityClass``), else
-``DefaultPriorityWhenNoDefaultClassExists`` (0) and ``PreemptLowerPriority``. The two system classes
-always resolve to their values; any other missing name is refused as upstream refuses it. A
-``spec.priority`` (or ``preemptionPolicy``) given in the pod that differs from the computed one is refused
-with upstream's message.
-"""
+PriorityClasses (``scheduling.k8s.io/v1``, cluster-scoped) are served with their schema
+(:mod:`fakecluster.api.scheduling`) and no semantic validation: a pod naming one gets its ``value`` and
+``preemptionPolicy``; without a name, the ``globalDefault`` class with the lowest value
+(``getDefaultPriorityClass``), else ``DefaultPriorityWhenNoDefaultClassExists`` (0) and
+``PreemptLowerPriority``. The two system classes always resolve to their values; any other missing name
+is refused as upstream refuses it. A ``spec.priority`` (or ``preemptionPolicy``) given in the pod that
+differs from the computed one is refused with upstream's message. """
 
 from __future__ import annotations
 
@@ -37,8 +36,10 @@ def _forbidden(pod: Obj, message: str) -> errors.ApiError:
 
 
 def priority_class_type() -> ResourceType:
+    from fakecluster.api.scheduling import PriorityClass  # the API models load with the first cluster
+
     return ResourceType("PriorityClass", "scheduling.k8s.io/v1", "priorityclasses", namespaced=False,
-                        status_subresource=False, generation="none")
+                        status_subresource=False, generation="none", model=PriorityClass)
 
 
 def priority_admission(classes: Lookup) -> Callable[[str, Obj, Obj | None], Obj | None]:

@@ -17,7 +17,7 @@ from pydantic.fields import FieldInfo
 
 from fakecluster.api.errors import FieldError
 from fakecluster.api.objects import Obj, shared_ends
-from fakecluster.api.validation import PlainCheck, partial_model, plain_check, validate_model
+from fakecluster.api.validation import PlainCheck, decoded_model, partial_model, plain_check, validate_model
 
 _ABSENT = object()
 
@@ -222,6 +222,10 @@ class ResourceType:
     model: type[BaseModel] | None = None
     """Schema used to reject malformed objects (unknown fields, wrong types) with field paths."""
     status_model: type[BaseModel] | None = None
+    status_decoded: bool = False
+    """Whether :attr:`status_model` is applied as Go's JSON decoder reads a built-in type (every field
+    optional, enums any string: :func:`~fakecluster.api.validation.decoded_model`), as for the status
+    subresource of the built-in kinds; a custom resource's status meets its schema as it is."""
     strategy: Strategy = field(default_factory=Strategy)
     stored_valid: bool = False
     """Whether every stored object's ``spec`` and ``metadata`` pass the schema: the strategy's
@@ -381,4 +385,5 @@ class ResourceType:
     def status_errors(self, status: Any) -> list[FieldError]:
         if self.status_model is None or status is None:
             return []
-        return validate_model(self.status_model, status, root="status")[1]
+        model = decoded_model(self.status_model) if self.status_decoded else self.status_model
+        return validate_model(model, status, root="status")[1]

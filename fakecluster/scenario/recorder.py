@@ -201,7 +201,8 @@ class TraceRecorder:
             self._emit(job, "Job", "Ready")
         for cond in _JOB_CONDITIONS:
             if condition_true(job, cond) and not condition_true(old, cond):
-                reason = next(c.get("reason", "") for c in job["status"]["conditions"] if c["type"] == cond)
+                conditions = job["status"]["conditions"]
+                reason = next(c.get("reason", "") for c in conditions if c.get("type") == cond)
                 self._emit(job, "Job", cond, reason)
         if condition_true(job, "Suspended") and not condition_true(old, "Suspended"):
             self._emit(job, "Job", "Suspended")

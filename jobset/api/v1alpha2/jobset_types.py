@@ -9,7 +9,7 @@ defaults) are *not* applied here: the CRD-defaulting and webhook code does that,
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from fakecluster.api.base import Int32, Int64, K8sModel, NonNegativeInt32
 from fakecluster.api.batch import JobTemplateSpec
@@ -226,10 +226,38 @@ class VolumeRetentionPolicy(K8sModel, defer_build=True):
     when_deleted: RetentionPolicyType | None = None
 
 
-class VolumeClaimPolicy(K8sModel, defer_build=True):
-    """Shared PVCs named ``<template>-<jobset>``; templates are opaque PersistentVolumeClaims."""
+class ClaimTemplateMetadata(K8sModel, defer_build=True):
+    """A claim template's ``metadata`` as the CRD's schema types it (the embedded ``ObjectMeta`` of
+    ``config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml``: these five fields). Other fields are
+    kept as before (upstream's structural schema prunes them)."""
 
-    templates: Annotated[list[dict[str, Any]], Field(max_length=50)] | None = None
+    model_config = ConfigDict(extra="allow")
+
+    annotations: dict[str, str] | None = None
+    finalizers: list[str] | None = None
+    labels: dict[str, str] | None = None
+    name: str | None = None
+    namespace: str | None = None
+
+
+class ClaimTemplate(K8sModel, defer_build=True):
+    """A ``volumeClaimPolicies[].templates[]`` item, a PersistentVolumeClaim: its top-level fields and
+    metadata typed as in the CRD's schema, ``spec`` and ``status`` objects whose fields are not checked
+    here."""
+
+    model_config = ConfigDict(extra="allow")
+
+    api_version: str | None = None
+    kind: str | None = None
+    metadata: ClaimTemplateMetadata | None = None
+    spec: dict[str, Any] | None = None
+    status: dict[str, Any] | None = None
+
+
+class VolumeClaimPolicy(K8sModel, defer_build=True):
+    """Shared PVCs named ``<template>-<jobset>``."""
+
+    templates: Annotated[list[ClaimTemplate], Field(max_length=50)] | None = None
     retention_policy: VolumeRetentionPolicy | None = None
 
 
