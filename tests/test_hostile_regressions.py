@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from benchmarks.hostile_campaign import HOSTILE_VALUES, _json_value, _mutated, value_paths
+from benchmarks.hostile_campaign import HOSTILE_VALUES, _json_value, _mutated, inline_refs, value_paths
 from fakecluster.api.errors import ApiError, BadRequest, Invalid
 from fakecluster.cluster import Cluster
 from fakecluster.scenario.runner import run_scenario
@@ -110,3 +110,58 @@ def test_the_api_fuzz_never_shares_a_hostile_value_between_bodies() -> None:
     rng = random.Random(29)
     for _ in range(500):
         assert value_paths(_mutated(rng))  # finite: no body holds itself
+
+
+def test_a_fraction_beyond_a_floats_range_is_a_load_error(tmp_path: Path) -> None:
+    """``math.isnan`` of an int above a float's range raised OverflowError (seed 51): an internal error
+    while loading instead of the range message."""
+    source = Path(__file__).resolve().parents[1] / "scenarios/network/flux-study/anyorder-no-timeout.yaml"
+    data = inline_refs(yaml.safe_load(source.read_text()), source)
+    at, expectation = next((i, e) for i, e in enumerate(data["expect"]) if "distribution" in e)
+    expectation["distribution"]["slow"]["fraction"] = {"min": 10**400}
+    path = tmp_path / "fraction.yaml"
+    path.write_text(yaml.safe_dump(data))
+    outcome = run_scenario(path)
+    assert len(outcome.failures) == 1
+    message = f"expect[{at}].distribution.slow.fraction.min: must be within [0, 1], got 1000"
+    assert message in outcome.failures[0]
+    assert "internal error" not in outcome.failures[0]
+
+
+@pytest.mark.parametrize(("cpu", "detail"), [
+    ("32Gii", "unable to parse quantity's suffix"),  # the coarse shape, no suffix: the scheduler raised
+    ("1.2.3", "unable to parse numeric part of quantity"),
+    ("1e99999999", "the exponent is beyond 9999 either way, more than this emulation computes exactly"),
+    ("abc", "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+])  # fmt: skip
+def test_a_quantity_that_does_not_parse_is_invalid_with_parse_quantitys_words(cpu: str, detail: str) -> None:
+    """``32Gii`` passed the schema's coarse shape and was stored; the scheduler's watch then raised on
+    it inside the create (API fuzz, seed 54). ``1e9999999`` took 6 s to compute exactly."""
+    server = _cluster().server
+    with pytest.raises(Invalid) as caught:
+        server.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                       "spec": {"containers": [{**CONTAINERS[0], "resources": {"requests": {"cpu": cpu}}}]}})
+    assert caught.value.message == (f'Pod "p" is invalid: spec.containers[0].resources.requests[cpu]: '
+                                    f'Invalid value: "{cpu}": {detail}')
+    assert server.list("Pod") == []
+    for fine in ("1e9999", ".5Gi", "500m", "-1e-3"):
+        assert server.create({"apiVersion": "v1", "kind": "Pod",
+                              "metadata": {"name": f"q{len(server.list('Pod'))}", "namespace": "default"},
+                              "spec": {"containers": [{**CONTAINERS[0],
+                                                       "resources": {"limits": {"memory": fine}}}]}})
+
+
+@pytest.mark.parametrize(("kind", "api_version", "spec", "go"), [
+    ("Pod", "v1", -(2**63) - 1, "number into Go struct field Pod.spec of type v1.PodSpec"),
+    ("Job", "batch/v1", "x", "string into Go struct field Job.spec of type v1.JobSpec"),
+    ("Service", "v1", [], "array into Go struct field Service.spec of type v1.ServiceSpec"),
+])  # fmt: skip
+def test_a_built_in_spec_that_is_no_object_fails_to_decode(kind: str, api_version: str, spec: Any,
+                                                           go: str) -> None:
+    """A Pod whose spec was a number reached the JobSet pod webhook, which read it as an object (seed 54):
+    the decoder refuses it first, as upstream's does."""
+    server = _cluster().server
+    with pytest.raises(BadRequest) as caught:
+        server.create({"apiVersion": api_version, "kind": kind,
+                       "metadata": {"name": "x", "namespace": "default"}, "spec": spec})
+    assert caught.value.message == f"json: cannot unmarshal {go}"

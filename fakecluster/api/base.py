@@ -46,6 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 __all__ = [
+    "QUANTITY_EXACT_PATTERN",
     "QUANTITY_PATTERN",
     "Int32",
     "Int64",
@@ -89,7 +90,15 @@ The exact grammar (suffix must be one of ``Ki..Ei``, ``n u m k M G T P E`` or an
 :func:`fakecluster.api.quantity.parse_quantity`; the schema only needs the cheap check that runs in Rust.
 """
 
-Quantity = Annotated[str, Field(pattern=QUANTITY_PATTERN)] | int | float
+QUANTITY_EXACT_PATTERN = (r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
+                          r"(?:[eE][+-]?0*[0-9]{1,4}|Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?$")
+"""What :func:`fakecluster.api.quantity.parse_quantity` parses: a number, then one binary-SI or decimal-SI
+suffix or a decimal exponent of at most four digits (upstream takes any; here ``10**exponent`` is computed
+exactly, which for ``1e99999999`` would take minutes). The schema checks this shape (in Rust) and reports
+a string outside it with ``ParseQuantity``'s own words (:func:`~fakecluster.api.quantity.quantity_error`):
+``32Gii`` passes :data:`QUANTITY_PATTERN` and is ``unable to parse quantity's suffix``."""
+
+Quantity = Annotated[str, Field(pattern=QUANTITY_EXACT_PATTERN)] | int | float
 """``resource.Quantity`` in wire form: ``"500m"``, ``"32Gi"`` or a bare JSON number (``4``).
 
 Kept as written (no normalisation to a canonical string) so that a stored object round-trips unchanged.

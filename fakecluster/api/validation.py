@@ -33,9 +33,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
-from fakecluster.api.base import QUANTITY_PATTERN
+from fakecluster.api.base import QUANTITY_EXACT_PATTERN
 from fakecluster.api.errors import FieldError
-from fakecluster.api.quantity import parse_quantity
+from fakecluster.api.quantity import FORMAT_MESSAGE, parse_quantity, quantity_error
 
 __all__ = [
     "INT32_MAX",
@@ -441,10 +441,8 @@ def _field_error(path: str, error: Any) -> FieldError:
         return FieldError.invalid(path, value, f"{path} in body should be {words} {ctx.get(key)}")
     if kind == "string_pattern_mismatch":
         pattern = ctx.get("pattern", "")
-        if pattern == QUANTITY_PATTERN:
-            return FieldError.invalid(
-                path, value, f"quantities must match the regular expression '{pattern}'"
-            )
+        if pattern == QUANTITY_EXACT_PATTERN:
+            return FieldError.invalid(path, value, quantity_error(value) or FORMAT_MESSAGE)
         return FieldError.invalid(path, value, f"{path} in body should match '{pattern}'")
     if kind == "string_too_short":
         return FieldError.invalid(

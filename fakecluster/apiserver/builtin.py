@@ -376,7 +376,7 @@ def register_builtin(server: ApiServer) -> None:
     server.register(
         ResourceType("Pod", "v1", "pods", model=_model("fakecluster.api.core", "Pod"), strategy=PodStrategy(),
                      stored_valid=True, status_model=_model("fakecluster.api.core_status", "PodStatus"),
-                     status_decoded=True)
+                     status_decoded=True, go_spec_type="v1.PodSpec")
     )
     server.register(priority_class_type())
     server.register_admission("Pod", "Priority", operations=("CREATE",),
@@ -390,6 +390,7 @@ def register_builtin(server: ApiServer) -> None:
             "v1",
             "services",
             model=_model("fakecluster.api.core", "Service"),
+            go_spec_type="v1.ServiceSpec",
             strategy=ServiceStrategy(),
         )
     )
@@ -402,6 +403,7 @@ def register_builtin(server: ApiServer) -> None:
             generation="none",
             model=_model("fakecluster.api.core", "Node"),
             status_model=_model("fakecluster.api.core_node", "NodeStatus"),
+            go_spec_type="v1.NodeSpec",
             status_decoded=True,
         )
     )
@@ -413,6 +415,7 @@ def register_builtin(server: ApiServer) -> None:
             default_propagation="Orphan",
             model=_model("fakecluster.api.batch", "Job"),
             status_model=_model("fakecluster.api.batch", "JobStatus"),
+            go_spec_type="v1.JobSpec",
             status_decoded=True,
             strategy=JobStrategy(),
         )

@@ -66,6 +66,18 @@ def _unmarshal(value: Any, go_field: str, go_type: str) -> errors.ApiError:
     )
 
 
+def check_spec_type(obj: dict[str, Any], kind: str, go_spec_type: str | None) -> None:
+    """Raise 400 BadRequest, as the JSON decoder would, when a built-in kind's ``spec`` is not an object
+    (``json: cannot unmarshal number into Go struct field Pod.spec of type v1.PodSpec``): before
+    admission, whose plugins and webhooks read the spec as the decoded struct (``go_spec_type``: None
+    for a custom resource, whose schema check answers instead)."""
+    if go_spec_type is None:
+        return
+    spec = obj.get("spec")
+    if spec is not None and type(spec) is not dict:
+        raise _unmarshal(spec, f"{kind}.spec", go_spec_type)
+
+
 def check_metadata_types(
     meta: Any, stored: dict[str, Any] | None = None, *, names_only: bool = False
 ) -> None:

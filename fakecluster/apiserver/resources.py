@@ -222,6 +222,10 @@ class ResourceType:
     model: type[BaseModel] | None = None
     """Schema used to reject malformed objects (unknown fields, wrong types) with field paths."""
     status_model: type[BaseModel] | None = None
+    go_spec_type: str | None = None
+    """The Go type a built-in kind's ``spec`` decodes into (``v1.PodSpec``): a spec that is not a JSON
+    object is then a 400 at decoding, before admission (:func:`~fakecluster.apiserver.metadata_checks.
+    check_spec_type`)."""
     status_decoded: bool = False
     """Whether :attr:`status_model` is applied as Go's JSON decoder reads a built-in type (every field
     optional, enums any string: :func:`~fakecluster.api.validation.decoded_model`), as for the status

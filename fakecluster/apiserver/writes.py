@@ -31,6 +31,7 @@ from fakecluster.apiserver.metadata_checks import (
     MAX_GRACE_PERIOD_SECONDS,
     check_delete_options,
     check_metadata_types,
+    check_spec_type,
     job_name_errors,
 )
 from fakecluster.apiserver.object_meta import (
@@ -175,6 +176,7 @@ class WritePath:
         # Parts shared with the template's metadata passed its (strict) schema, hence this check too: a
         # pod's finalizers and owner references are not looked at again.
         check_metadata_types(checked, template.metadata if template is not None else None)
+        check_spec_type(obj, kind, rtype.go_spec_type)
         hooks = self._admission.create_mutators(kind)
         if donate and rtype.strategy.copies_on_write and _all_copy_on_write(hooks):
             obj = dict(obj)
@@ -325,6 +327,7 @@ class WritePath:
         new["apiVersion"] = old["apiVersion"]
         new["metadata"] = new_meta = dict(new.get("metadata") or {})
         check_metadata_types(new_meta, old["metadata"])  # before anything (webhooks too) reads it
+        check_spec_type(new, kind, rtype.go_spec_type)
         keep_fixed_metadata(new_meta, old["metadata"])
         if rtype.status_subresource:
             if "status" in old:

@@ -42,7 +42,9 @@ class _Model(BaseModel):
 def unit_fraction(value: object) -> float:
     """A number within [0, 1]: a share of runs (``0.25``) or a rate (``cluster.faults.conflictRate``);
     anything else names the allowed range."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+    # NaN is a float's only (math.isnan of an int above a float's range raises OverflowError)
+    if isinstance(value, bool) or not isinstance(value, int | float) or (
+            isinstance(value, float) and math.isnan(value)):
         raise ValueError(f"expected a number within [0, 1], got {value!r}")
     if not 0 <= value <= 1:
         raise ValueError(f"must be within [0, 1], got {value!r}")
