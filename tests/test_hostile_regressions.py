@@ -165,3 +165,36 @@ def test_a_built_in_spec_that_is_no_object_fails_to_decode(kind: str, api_versio
         server.create({"apiVersion": api_version, "kind": kind,
                        "metadata": {"name": "x", "namespace": "default"}, "spec": spec})
     assert caught.value.message == f"json: cannot unmarshal {go}"
+
+
+def test_a_volume_name_that_is_no_string_is_invalid() -> None:
+    """The pod validation read a volume's name as a string (seed 60: ``name: {file: /dev/zero}``)."""
+    server = _cluster().server
+    template = copy.deepcopy(JOB_TEMPLATE)
+    template["spec"]["template"]["spec"]["volumes"] = [{"name": {"file": "/dev/zero"}, "emptyDir": {}}]
+    with pytest.raises(Invalid) as caught:
+        server.create({"apiVersion": "batch/v1", "kind": "Job",
+                       "metadata": {"name": "j", "namespace": "default"}, "spec": template["spec"]})
+    assert "spec.template.spec.volumes[0].name: Invalid value: " in caught.value.message
+    assert "must be a string" in caught.value.message
+    template["spec"]["template"]["spec"]["volumes"] = [{"name": "data", "emptyDir": {"medium": "Memory"}}]
+    stored = server.create({"apiVersion": "batch/v1", "kind": "Job",
+                            "metadata": {"name": "j", "namespace": "default"}, "spec": template["spec"]})
+    volumes = stored["spec"]["template"]["spec"]["volumes"]
+    assert volumes == [{"name": "data", "emptyDir": {"medium": "Memory"}}]
+
+
+@pytest.mark.parametrize("template_metadata", [None, {"labels": None}])
+def test_a_job_template_with_null_metadata_or_labels_is_defaulted_as_go_decodes_null(
+        template_metadata: Any) -> None:
+    """``spec.template.metadata: null`` raised while the Job's labels were defaulted (API fuzz, seed 63):
+    a null decodes to the zero value, and the selector's labels go into it."""
+    server = _cluster().server
+    template = {"metadata": template_metadata, **JOB_TEMPLATE["spec"]["template"]}
+    stored = server.create({"apiVersion": "batch/v1", "kind": "Job",
+                            "metadata": {"name": "j", "namespace": "default"},
+                            "spec": {"template": template}})
+    labels = stored["spec"]["template"]["metadata"]["labels"]
+    assert labels["batch.kubernetes.io/job-name"] == "j"
+    uid = stored["metadata"]["uid"]
+    assert stored["spec"]["selector"] == {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}

@@ -11,7 +11,7 @@ they are re-exported here so ``from fakecluster.api.core import Node`` works lik
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from fakecluster.api.base import Int32, Int64, K8sModel, Quantity
 from fakecluster.api.core_events import Event, EventSeries, EventSource, ObjectReference
@@ -287,10 +287,19 @@ class PodResourceClaim(K8sModel):
     resource_claim_template_name: str | None = None
 
 
+class Volume(K8sModel, defer_build=True):
+    """``corev1.Volume``: its ``name`` typed (the pod validation reads it as a string, as upstream's decoder
+    guarantees); the volume sources stay opaque, kept as written."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str | None = None
+
+
 class PodSpec(K8sModel):
     """``corev1.PodSpec``: every 1.34 field, including ``hostnameOverride`` and pod-level ``resources``."""
 
-    volumes: list[dict[str, Any]] | None = None
+    volumes: list[Volume] | None = None
     init_containers: list[Container] | None = None
     containers: list[Container]
     ephemeral_containers: list[EphemeralContainer] | None = None

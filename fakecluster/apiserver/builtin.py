@@ -230,18 +230,31 @@ def _job_defaults(spec: Obj) -> None:
 _TEMPLATE_MUTABLE_WHEN_SUSPENDED = ("nodeSelector", "tolerations", "schedulingGates")
 
 
+def _object_at(parent: Any, key: str) -> dict[str, Any]:
+    """``parent[key]`` as a dict to default into: made (and set) when absent or null; a scratch dict when
+    ``parent`` or the value is of another type (the schema check refuses it later)."""
+    if not isinstance(parent, dict):
+        return {}
+    value = parent.get(key)
+    if value is None:
+        value = parent[key] = {}
+    return value if isinstance(value, dict) else {}
+
+
 class JobStrategy(Strategy):
     def prepare_for_create(self, obj: Obj, now: str) -> None:
         meta = obj["metadata"]
         spec = obj.setdefault("spec", {})
-        template = spec.setdefault("template", {})
-        template_meta = template.setdefault("metadata", {})
+        # A null decodes to the zero value (an empty struct or map); any other wrong type is left to the
+        # schema check, which refuses it after this.
+        template = _object_at(spec, "template")
+        template_meta = _object_at(template, "metadata")
         if not meta.get("labels") and template_meta.get("labels"):
             meta["labels"] = dict(template_meta["labels"])
         _job_defaults(spec)
         if not spec.get("manualSelector"):
             uid = meta["uid"]
-            labels = template_meta.setdefault("labels", {})
+            labels = _object_at(template_meta, "labels")
             for key, value in (
                 (CONTROLLER_UID_LABEL, uid),
                 (LEGACY_CONTROLLER_UID_LABEL, uid),
