@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -198,3 +199,34 @@ def test_a_job_template_with_null_metadata_or_labels_is_defaulted_as_go_decodes_
     assert labels["batch.kubernetes.io/job-name"] == "j"
     uid = stored["metadata"]["uid"]
     assert stored["spec"]["selector"] == {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
+
+
+def test_an_action_whose_verb_is_null_is_a_load_error(tmp_path: Path) -> None:
+    """``patch:`` with nothing under it counted as the action's verb and then failed an assertion
+    while playing (seed 81); ``suspend:`` alone still means the scenario's JobSet."""
+    scenario = {
+        "name": "null verb", "until": "1m",
+        "jobset": {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js"},
+                   "spec": {"replicatedJobs": [{"name": "w", "replicas": 1, "template": JOB_TEMPLATE}]}},
+        "actions": [{"at": "10s", "patch": None}],
+        "expect": [{"happens": "jobset Completed"}],
+    }  # fmt: skip
+    path = tmp_path / "null-verb.yaml"
+    path.write_text(yaml.safe_dump(scenario))
+    outcome = run_scenario(path)
+    (failure,) = outcome.failures
+    expected = rf"{re.escape(str(path))}:\d+: actions\[0\]\.patch: 'patch' needs a value here, not null"
+    assert re.fullmatch(expected, failure)
+    scenario["actions"] = [{"at": "10s", "suspend": None}]
+    path.write_text(yaml.safe_dump(scenario))
+    assert not any("actions[0]" in f for f in run_scenario(path).failures)
+
+
+@pytest.mark.parametrize("template", [None, {"metadata": {"labels": {"a": "b"}}, "spec": None}])
+def test_a_job_template_or_pod_spec_given_as_null_is_invalid_not_a_crash(template: Any) -> None:
+    """A null decodes to the zero value: an empty template, a pod spec without containers (API fuzz,
+    seed 88: the defaulting read the null spec as an object)."""
+    server = _cluster().server
+    with pytest.raises(Invalid, match=r"spec\.template"):
+        server.create({"apiVersion": "batch/v1", "kind": "Job",
+                       "metadata": {"name": "j", "namespace": "default"}, "spec": {"template": template}})

@@ -223,8 +223,7 @@ def _job_defaults(spec: Obj) -> None:
     for rule in (spec.get("podFailurePolicy") or {}).get("rules") or ():
         for pattern in rule.get("onPodConditions") or ():
             pattern.setdefault("status", "True")
-    template = spec.setdefault("template", {})
-    default_pod_spec(template.setdefault("spec", {}))
+    default_pod_spec(_object_at(_object_at(spec, "template"), "spec"))  # a null template or spec: {}
 
 
 _TEMPLATE_MUTABLE_WHEN_SUSPENDED = ("nodeSelector", "tolerations", "schedulingGates")

@@ -546,6 +546,9 @@ _VERBS = {
     "restart_controller": "restartController", "recover_node": "recoverNode", "delete_node": "deleteNode",
     "create": "create", "patch_status": "patchStatus",
 }  # fmt: skip
+_VERBS_WITHOUT_VALUE = ("suspend", "resume")
+"""Verbs whose null value means something (``suspend:`` alone: the scenario's JobSet); for every other
+a null (``patch:`` with nothing under it) is refused at load rather than played as no target."""
 
 
 class RejectedAction(_Model, defer_build=True):
@@ -604,6 +607,9 @@ class Action(_Model, defer_build=True):
             raise FieldProblem(
                 f"action '{verbs[0]}' is not supported yet (planned for a later release)", verbs[0]
             )
+        name = next(name for name, alias in _VERBS.items() if alias == verbs[0])
+        if getattr(self, name) is None and name not in _VERBS_WITHOUT_VALUE:
+            raise FieldProblem(f"'{verbs[0]}' needs a value here, not null", verbs[0])
         return self
 
     @property
