@@ -145,7 +145,7 @@ def test_a_quantity_that_does_not_parse_is_invalid_with_parse_quantitys_words(cp
     assert caught.value.message == (f'Pod "p" is invalid: spec.containers[0].resources.requests[cpu]: '
                                     f'Invalid value: "{cpu}": {detail}')
     assert server.list("Pod") == []
-    for fine in ("1e9999", ".5Gi", "500m", "-1e-3"):
+    for fine in ("1e9999", ".5Gi", "500m", "+1e-3"):
         assert server.create({"apiVersion": "v1", "kind": "Pod",
                               "metadata": {"name": f"q{len(server.list('Pod'))}", "namespace": "default"},
                               "spec": {"containers": [{**CONTAINERS[0],
@@ -230,3 +230,25 @@ def test_a_job_template_or_pod_spec_given_as_null_is_invalid_not_a_crash(templat
     with pytest.raises(Invalid, match=r"spec\.template"):
         server.create({"apiVersion": "batch/v1", "kind": "Job",
                        "metadata": {"name": "j", "namespace": "default"}, "spec": {"template": template}})
+
+
+@pytest.mark.parametrize(("containers", "message"), [
+    ([{**CONTAINERS[0], "resources": {"requests": {"cpu": "-1"}}}],
+     'spec.containers[0].resources.requests[cpu]: Invalid value: "-1": must be greater than or equal to 0'),
+    ([{**CONTAINERS[0], "ports": [{"containerPort": 70000}]}],
+     "spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535"),
+])  # fmt: skip
+def test_a_pod_created_directly_meets_the_pod_spec_rules(containers: list[Any], message: str) -> None:
+    """A Job's pods are made from its template, which met these rules with the Job; a pod created on its
+    own (a scenario's ``objects``, a ``create`` action, a session) got only the schema and two checks,
+    and a negative cpu request was stored."""
+    server = _cluster().server
+    with pytest.raises(Invalid) as caught:
+        server.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                       "spec": {"containers": containers}})
+    assert message in caught.value.message
+    template = {"spec": {"restartPolicy": "Never", "containers": containers}}
+    with pytest.raises(Invalid) as caught:  # a Job's template meets the same rules
+        server.create({"apiVersion": "batch/v1", "kind": "Job",
+                       "metadata": {"name": "j", "namespace": "default"}, "spec": {"template": template}})
+    assert message.replace("spec.", "spec.template.spec.", 1) in caught.value.message

@@ -20,6 +20,7 @@ from fakecluster.api.batch_labels import (
 from fakecluster.api.errors import FieldError
 from fakecluster.api.job_validation import validate_job_spec
 from fakecluster.api.objects import Obj
+from fakecluster.api.pod_validation import validate_pod_spec
 from fakecluster.apiserver.priority import priority_admission, priority_class_type
 from fakecluster.apiserver.resources import ResourceType, Strategy
 from fakecluster.apiserver.server import ApiServer
@@ -103,6 +104,15 @@ class PodStrategy(Strategy):
         default_pod_spec(spec)
         spec.setdefault("priority", 0)
         obj["status"] = {"phase": "Pending", "qosClass": _qos_class(spec)}
+
+    def validate_create(self, obj: Obj, from_template: bool) -> list[FieldError]:
+        """A pod from a Job's template (``from_template``) gets the cheap checks of :meth:`validate`: its
+        spec passed the pod spec rules with the Job. Any other pod (a scenario's ``objects``, a
+        ``create`` action, a session's create) gets them all (``ValidatePodSpec``: quantities not
+        negative, names, ports, probes, mounts, restart policy; ``fakecluster/api/pod_validation.py``)."""
+        if from_template:
+            return self.validate(obj)
+        return validate_pod_spec(obj.get("spec") or {}, "spec")
 
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = obj.get("spec") or {}

@@ -191,6 +191,13 @@ class Strategy:
         """Semantic validation beyond the schema (names, cross-field rules)."""
         return []
 
+    def validate_create(self, obj: Obj, from_template: bool) -> list[FieldError]:
+        """The semantic validation of a create: :meth:`validate`, unless the kind checks more of a body
+        whose spec was not built from one this server validated already (``from_template``: a create with
+        ``template=``, whose spec passed the owner's validation, as a Job's pod template passes the pod
+        spec rules when the Job is created)."""
+        return self.validate(obj)
+
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         """Update-only rules: immutability and allowed transitions."""
         return []

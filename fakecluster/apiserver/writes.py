@@ -249,7 +249,7 @@ class WritePath:
             if part in obj and obj[part] is None:
                 del obj[part]  # JSON null decodes to Go's zero value: as if the field were absent
         rtype.strategy.prepare_for_create(obj, now)
-        errs = rtype.strategy.validate(obj)
+        errs = rtype.strategy.validate_create(obj, from_template=template is not None)
         if kind == "Job":
             errs = job_name_errors(obj) + errs
         if errs:
