@@ -252,3 +252,12 @@ def test_a_pod_created_directly_meets_the_pod_spec_rules(containers: list[Any], 
         server.create({"apiVersion": "batch/v1", "kind": "Job",
                        "metadata": {"name": "j", "namespace": "default"}, "spec": {"template": template}})
     assert message.replace("spec.", "spec.template.spec.", 1) in caught.value.message
+
+
+def test_a_priority_class_name_that_is_no_string_is_refused_by_the_schema() -> None:
+    """The Priority admission plugin, which runs before the schema check, looked the name up in a dict
+    (seed 156: ``priorityClassName: {a: b}``, unhashable)."""
+    server = _cluster().server
+    with pytest.raises(Invalid, match=r"spec\.priorityClassName: Invalid value: .*must be a string"):
+        server.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                       "spec": {"containers": CONTAINERS, "priorityClassName": {"a": "b"}}})

@@ -75,7 +75,10 @@ def admit_priority(op: str, pod: Obj, old: Obj | None, classes: Lookup | None = 
     spec = pod.get("spec")
     if op != "CREATE" or not isinstance(spec, dict):
         return None
-    class_name, priority, computed_policy = _resolve(pod, spec.get("priorityClassName") or "", classes)
+    name = spec.get("priorityClassName") or ""
+    if not isinstance(name, str):
+        return None  # a string upstream's decoder guarantees: the schema check refuses it after this
+    class_name, priority, computed_policy = _resolve(pod, name, classes)
     given = spec.get("priority")
     if given is not None and given != priority:
         raise _forbidden(pod, f"the integer value of priority ({given}) must not be provided in pod spec; "
