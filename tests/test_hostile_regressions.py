@@ -261,3 +261,15 @@ def test_a_priority_class_name_that_is_no_string_is_refused_by_the_schema() -> N
     with pytest.raises(Invalid, match=r"spec\.priorityClassName: Invalid value: .*must be a string"):
         server.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
                        "spec": {"containers": CONTAINERS, "priorityClassName": {"a": "b"}}})
+
+
+def test_a_quantity_holding_a_colon_is_reported_whole() -> None:
+    """The reason was cut out of the parse error at its first ``": "``, which may be in the value."""
+    server = _cluster().server
+    with pytest.raises(Invalid) as caught:
+        container = {**CONTAINERS[0], "resources": {"requests": {"cpu": "1: 2"}}}
+        server.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                       "spec": {"containers": [container]}})
+    assert caught.value.message.endswith(
+        "requests[cpu]: Invalid value: \"1: 2\": quantities must match the regular expression "
+        "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")

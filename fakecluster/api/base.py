@@ -86,8 +86,9 @@ NonNegativeInt64 = Annotated[int, Field(ge=0, le=2**63 - 1)]
 QUANTITY_PATTERN = r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 """The coarse shape ``resource.Quantity`` accepts when decoding (``resource.ErrFormatWrong``).
 
-The exact grammar (suffix must be one of ``Ki..Ei``, ``n u m k M G T P E`` or an exponent) is checked by
-:func:`fakecluster.api.quantity.parse_quantity`; the schema only needs the cheap check that runs in Rust.
+A string outside it gets ``ParseQuantity``'s message quoting this pattern; one inside it may still fail
+the exact grammar (suffix one of ``Ki..Ei``, ``n u m k M G T P E`` or an exponent), which the schema checks
+with :data:`QUANTITY_EXACT_PATTERN`.
 """
 
 QUANTITY_EXACT_PATTERN = (r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"

@@ -77,5 +77,5 @@ def quantity_error(value: str) -> str:
     try:
         parse_quantity(value)
     except (ValueError, ArithmeticError) as exc:
-        return str(exc).split(": ", 1)[-1]
+        return str(exc).removeprefix(f"invalid quantity {value!r}: ")  # the value may hold ": " itself
     return ""

@@ -10,7 +10,8 @@ PriorityClasses (``scheduling.k8s.io/v1``, cluster-scoped) are served with their
 (``getDefaultPriorityClass``), else ``DefaultPriorityWhenNoDefaultClassExists`` (0) and
 ``PreemptLowerPriority``. The two system classes always resolve to their values; any other missing name
 is refused as upstream refuses it. A ``spec.priority`` (or ``preemptionPolicy``) given in the pod that
-differs from the computed one is refused with upstream's message. """
+differs from the computed one is refused with upstream's message.
+"""
 
 from __future__ import annotations
 

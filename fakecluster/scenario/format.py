@@ -593,7 +593,8 @@ class Action(_Model, defer_build=True):
 
     @model_validator(mode="after")
     def _one_trigger_one_verb(self) -> Self:
-        verbs = [alias for name, alias in _VERBS.items() if name in self.model_fields_set]
+        names = [name for name in _VERBS if name in self.model_fields_set]
+        verbs = [_VERBS[name] for name in names]
         if len(verbs) != 1:
             got = ", ".join(verbs) if verbs else "none"
             raise ValueError(f"an action needs exactly one verb of {', '.join(_VERBS.values())} (got {got})")
@@ -607,8 +608,7 @@ class Action(_Model, defer_build=True):
             raise FieldProblem(
                 f"action '{verbs[0]}' is not supported yet (planned for a later release)", verbs[0]
             )
-        name = next(name for name, alias in _VERBS.items() if alias == verbs[0])
-        if getattr(self, name) is None and name not in _VERBS_WITHOUT_VALUE:
+        if getattr(self, names[0]) is None and names[0] not in _VERBS_WITHOUT_VALUE:
             raise FieldProblem(f"'{verbs[0]}' needs a value here, not null", verbs[0])
         return self
 

@@ -320,7 +320,7 @@ def _pvc_namespace_rule(path: str, policy: Obj) -> list[FieldError]:
         metadata = template.get("metadata") if isinstance(template, dict) else None
         if metadata is None:
             missing = missing or "metadata"
-        elif isinstance(metadata, dict) and metadata.get("namespace"):  # not an object: the schema's error
+        elif metadata.get("namespace"):
             violated = True
     if violated:
         return [CelRuleError("Invalid", path, PVC_NAMESPACE_MESSAGE)]
